@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/* Command-line parsing. Pure: reads argv, touches no file, prints nothing. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy.h"
+
+struct cr_cli_path {
+	const char *path; /* as given; resolved later by cr_policy_build() */
+	enum cr_path_access access;
+};
+
+/* `corral run` as the user wrote it. Strings point into argv. */
+struct cr_run_options {
+	const char *workspace;
+	const char *cwd;
+	const char *hostname;
+	const char *json_status; /* FILE or fd:N */
+	struct cr_cli_path *paths;
+	size_t n_paths;
+	const char **setenv; /* K=V */
+	size_t n_setenv;
+	const char **keep_env;
+	size_t n_keep_env;
+	int *keep_fds;
+	size_t n_keep_fds;
+	enum cr_net_mode net;
+	bool map_root;
+	bool uid_set, gid_set;
+	uint32_t uid, gid;
+	uint64_t timeout_ms;	/* 0: none */
+	uint64_t kill_after_ms;
+	int verbose;
+	bool help;
+	char **argv; /* the command; NULL-terminated; NULL when help was asked for */
+};
+
+#define CR_DEFAULT_SANDBOX_ID	     65534u
+#define CR_DEFAULT_KILL_AFTER_MS     2000u
+#define CR_DEFAULT_HOSTNAME	     "corral"
+
+/* Parse `corral run` options; argv[0] is "run". Returns 0, or -EINVAL with a one-line reason in
+ * @msg. ret_opts is filled only on success; free it with cr_run_options_done(). */
+int cr_cli_parse_run(int argc, char **argv, struct cr_run_options *ret_opts, char *msg, size_t msg_size);
+void cr_run_options_done(struct cr_run_options *opts);
+
+/* "1.5" -> 1500. Seconds as a non-negative decimal with up to 3 fraction digits. 0 or -EINVAL. */
+int cr_parse_seconds(const char *s, uint64_t *ret_ms);
+/* A whole number in [min, max]. 0 or -EINVAL / -ERANGE. */
+int cr_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *ret);
+
+/* The usage text of `corral run` and of corral itself. */
+extern const char cr_run_usage[];
+extern const char cr_main_usage[];

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "driver.h"
+#include "exit-codes.h"
+#include "log.h"
+#include "run.h"
+#include "status.h"
+
+static const char *state_name(enum cr_check_state s)
+{
+	switch (s) {
+	case CR_CHECK_OK:
+		return "ok";
+	case CR_CHECK_DEGRADED:
+		return "degraded";
+	case CR_CHECK_MISSING:
+	default:
+		return "missing";
+	}
+}
+
+static json_object *checks_json(const struct cr_probe *p, const char *driver, bool ready)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < p->n_checks; i++) {
+		const struct cr_check *c = &p->checks[i];
+		json_object *j = json_object_new_object();
+
+		if (!j)
+			break;
+		json_object_object_add(j, "name", json_object_new_string(c->name));
+		json_object_object_add(j, "state", json_object_new_string(state_name(c->state)));
+		json_object_object_add(j, "required", json_object_new_boolean(c->required));
+		json_object_object_add(j, "value", json_object_new_string(c->value));
+		json_object_object_add(j, "detail", json_object_new_string(c->detail));
+		json_object_object_add(j, "fix", c->fix[0] ? json_object_new_string(c->fix) : NULL);
+		json_object_array_add(a, j);
+	}
+	if (o) {
+		json_object_object_add(o, "corral_version", json_object_new_string(CR_VERSION));
+		json_object_object_add(o, "driver", json_object_new_string(driver));
+		json_object_object_add(o, "ready", json_object_new_boolean(ready));
+		json_object_object_add(o, "checks", a);
+	} else {
+		json_object_put(a);
+	}
+	return o;
+}
+
+int cr_doctor_main(int argc, char **argv)
+{
+	const struct cr_driver *drv = cr_driver_native();
+	struct cr_probe probe;
+	bool json = false, ready = true;
+	int r;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0) {
+			json = true;
+		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			fputs("Usage: corral doctor [--json]\n\n"
+			      "Show what this host lets corral enforce and how to fix what is missing.\n"
+			      "Exit status: 0 if corral run can work here, 1 if a required feature is missing.\n",
+			      stdout);
+			return 0;
+		} else {
+			cr_log_error("doctor: unknown argument '%s' (usage: corral doctor [--json])",
+				     argv[i]);
+			return CR_EXIT_SETUP;
+		}
+	}
+	r = drv->probe(&probe);
+	if (r < 0)
+		return cr_log_errno(r, "cannot probe the host: %m"), CR_EXIT_SETUP;
+	for (size_t i = 0; i < probe.n_checks; i++)
+		if (probe.checks[i].required && probe.checks[i].state == CR_CHECK_MISSING)
+			ready = false;
+	if (json) {
+		json_object *o = checks_json(&probe, drv->name, ready);
+
+		r = o ? cr_status_write(o, 1) : -ENOMEM;
+		json_object_put(o);
+		return r < 0 ? CR_EXIT_SETUP : !ready;
+	}
+	printf("corral %s, driver %s: %s\n\n", CR_VERSION, drv->name,
+	       ready ? "ready" : "NOT ready (a required feature is missing)");
+	for (size_t i = 0; i < probe.n_checks; i++) {
+		const struct cr_check *c = &probe.checks[i];
+
+		printf("%-9s %-16s %s\n          %s\n", state_name(c->state), c->name, c->value,
+		       c->detail);
+		if (c->fix[0])
+			printf("          fix: %s\n", c->fix);
+	}
+	return !ready;
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* The command's environment: cleared to a short allowlist, then what the user asked for. */
+#pragma once
+
+#include <stddef.h>
+
+/* PATH used when the caller's environment has none. */
+#define CR_DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+/* Build the sandbox environment from @host (KEY=VALUE, NULL-terminated): PATH, TERM and LANG are
+ * copied if set (PATH defaults to CR_DEFAULT_PATH), HOME is set to @home, then each name in
+ * @keep is copied if set, then each KEY=VALUE in @set replaces or adds. Returns 0 or -ENOMEM. */
+int cr_env_build(char *const *host, const char *home, const char *const *keep, size_t n_keep,
+		 const char *const *set, size_t n_set, char ***ret_env);
+
+/* Value of @key in @env, or NULL. */
+const char *cr_env_get(char *const *env, const char *key);

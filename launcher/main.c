@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "exit-codes.h"
+#include "log.h"
+#include "run.h"
+
+static int help(const char *topic)
+{
+	if (topic && strcmp(topic, "run") == 0)
+		fputs(cr_run_usage, stdout);
+	else if (topic && strcmp(topic, "doctor") == 0) {
+		char *args[] = { "doctor", "--help", NULL };
+
+		return cr_doctor_main(2, args);
+	} else if (topic) {
+		cr_log_error("help: unknown command '%s'", topic);
+		return CR_EXIT_SETUP;
+	} else
+		fputs(cr_main_usage, stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	if (!cmd) {
+		fputs(cr_main_usage, stderr);
+		return CR_EXIT_SETUP;
+	}
+	if (strcmp(cmd, "run") == 0)
+		return cr_run_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "doctor") == 0)
+		return cr_doctor_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0)
+		return help(strcmp(cmd, "help") == 0 && argc > 2 ? argv[2] : NULL);
+	if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
+		printf("corral %s\n", CR_VERSION);
+		return 0;
+	}
+	cr_log_error("unknown command '%s' (try: corral --help)", cmd);
+	return CR_EXIT_SETUP;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/* The policy a driver enforces: what the sandbox sees, where it may write, whether it reaches the
+ * network, and how it is started. Built once in the launcher from the command line; every backend
+ * consumes the same structure and must refuse what it cannot enforce. */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum cr_path_access {
+	CR_PATH_RO,   /* visible, read-only */
+	CR_PATH_RW,   /* visible, writable */
+	CR_PATH_HIDE, /* replaced by an empty directory or an empty file */
+	_CR_PATH_ACCESS_MAX,
+	_CR_PATH_ACCESS_INVALID = -EINVAL,
+};
+
+enum cr_net_mode {
+	CR_NET_NONE, /* a private network with only loopback */
+	CR_NET_HOST, /* the host's network, shared */
+	_CR_NET_MAX,
+	_CR_NET_INVALID = -EINVAL,
+};
+
+struct cr_path_rule {
+	char *path; /* absolute and canonical (symlinks and ".." resolved) */
+	enum cr_path_access access;
+};
+
+struct cr_policy {
+	char *workspace; /* absolute, canonical, an existing directory; writable */
+	char *cwd;	 /* working directory of the command inside the sandbox */
+	char *home;	 /* $HOME inside the sandbox: an empty private directory unless bound */
+	struct cr_path_rule *paths;
+	size_t n_paths;
+	enum cr_net_mode net;
+	bool map_root;	/* the command sees itself as uid/gid 0 (still unprivileged on the host) */
+	uint32_t uid;	/* host ids the sandbox runs as when corral itself runs as root */
+	uint32_t gid;
+	char *hostname;
+	char **env;	/* the command's whole environment, KEY=VALUE, NULL-terminated */
+	int *keep_fds;	/* descriptors passed through; every other one above 2 is closed */
+	size_t n_keep_fds;
+	uint64_t timeout_ms;	/* 0: none */
+	uint64_t kill_after_ms; /* grace between the polite stop and the forced one */
+	char **argv;		/* the command, NULL-terminated, argv[0] looked up in the sandbox PATH */
+};
+
+const char *cr_path_access_to_string(enum cr_path_access a);
+const char *cr_net_mode_to_string(enum cr_net_mode m);
+enum cr_net_mode cr_net_mode_from_string(const char *s);
+
+/* Free everything the policy owns and zero it. Accepts an already-empty policy. */
+void cr_policy_done(struct cr_policy *p);
+
+struct cr_run_options;
+
+/* Validate @opts and resolve it into a policy: paths canonicalized and checked to exist, the
+ * environment built from @host_env, defaults filled in. @launcher_is_root selects the id rules
+ * (--uid/--gid only mean something for root). Returns 0, or a -errno with a one-line reason that
+ * names the offending option in @msg. @ret_policy->argv points into the options' argv. */
+int cr_policy_build(const struct cr_run_options *opts, char *const *host_env, bool launcher_is_root,
+		    struct cr_policy *ret_policy, char *msg, size_t msg_size);

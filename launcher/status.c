@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "exit-codes.h"
+#include "macro.h"
+#include "status.h"
+
+int cr_exit_code(const struct cr_outcome *o, bool timed_out)
+{
+	if (timed_out)
+		return CR_EXIT_TIMEOUT;
+	if (!o)
+		return CR_EXIT_SETUP;
+	switch (o->kind) {
+	case CR_OUTCOME_EXITED:
+		return o->status;
+	case CR_OUTCOME_SIGNALED:
+		return CR_EXIT_SIGNAL_BASE + o->status;
+	case CR_OUTCOME_EXEC_FAILED:
+		return o->error.err == ENOENT ? CR_EXIT_NOTFOUND : CR_EXIT_NOEXEC;
+	case CR_OUTCOME_SETUP_FAILED:
+	default:
+		return CR_EXIT_SETUP;
+	}
+}
+
+const char *cr_signal_name(int sig)
+{
+	static char buf[16];
+	const char *abbrev = sig > 0 && sig < NSIG ? sigabbrev_np(sig) : NULL;
+
+	if (!abbrev)
+		return NULL;
+	(void)snprintf(buf, sizeof(buf), "SIG%s", abbrev);
+	return buf;
+}
+
+static const char *outcome_name(const struct cr_status *s)
+{
+	if (s->timed_out)
+		return "timed_out";
+	if (!s->outcome)
+		return "setup_failed";
+	switch (s->outcome->kind) {
+	case CR_OUTCOME_EXITED:
+		return "exited";
+	case CR_OUTCOME_SIGNALED:
+		return "signaled";
+	case CR_OUTCOME_EXEC_FAILED:
+		return "exec_failed";
+	case CR_OUTCOME_SETUP_FAILED:
+	default:
+		return "setup_failed";
+	}
+}
+
+static json_object *error_object(const struct cr_setup_error *e)
+{
+	json_object *o = json_object_new_object();
+	const char *name = e->err > 0 ? strerrorname_np(e->err) : NULL;
+
+	if (!o)
+		return NULL;
+	if (json_object_object_add(o, "stage", json_object_new_string(e->stage)) < 0 ||
+	    json_object_object_add(o, "errno", json_object_new_int(e->err)) < 0 ||
+	    json_object_object_add(o, "errno_name", name ? json_object_new_string(name) : NULL) < 0 ||
+	    json_object_object_add(o, "message", json_object_new_string(e->message)) < 0) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+static json_object *argv_array(char *const *argv)
+{
+	json_object *a = json_object_new_array();
+
+	for (; a && argv && *argv; argv++)
+		if (json_object_array_add(a, json_object_new_string(*argv)) < 0) {
+			json_object_put(a);
+			return NULL;
+		}
+	return a;
+}
+
+json_object *cr_status_build(const struct cr_status *s)
+{
+	int sig = s->outcome && s->outcome->kind == CR_OUTCOME_SIGNALED ? s->outcome->status : 0;
+	const char *signame = sig ? cr_signal_name(sig) : NULL;
+	json_object *o = json_object_new_object();
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	r |= json_object_object_add(o, "version", json_object_new_int(CR_STATUS_VERSION));
+	r |= json_object_object_add(o, "corral_version", json_object_new_string(CR_VERSION));
+	r |= json_object_object_add(o, "driver", json_object_new_string(s->driver));
+	r |= json_object_object_add(o, "command", argv_array(s->argv));
+	r |= json_object_object_add(o, "outcome", json_object_new_string(outcome_name(s)));
+	r |= json_object_object_add(o, "exit_code", json_object_new_int(s->exit_code));
+	r |= json_object_object_add(o, "signal", sig ? json_object_new_int(sig) : NULL);
+	r |= json_object_object_add(o, "signal_name",
+				    signame ? json_object_new_string(signame) : NULL);
+	r |= json_object_object_add(o, "timed_out", json_object_new_boolean(s->timed_out));
+	r |= json_object_object_add(o, "duration_ms", json_object_new_double(s->duration_ms));
+	r |= json_object_object_add(o, "enforced",
+				    s->enforced ? json_object_get(s->enforced) : NULL);
+	r |= json_object_object_add(o, "error", s->error ? error_object(s->error) : NULL);
+	if (r != 0) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+int cr_status_open(const char *dest, bool *ret_owned, char *msg, size_t size)
+{
+	uint64_t v;
+	int fd;
+
+	if (strncmp(dest, "fd:", 3) == 0) {
+		if (cr_parse_uint(dest + 3, 0, INT_MAX, &v) < 0) {
+			(void)snprintf(msg, size, "--json-status '%s': expected fd:N", dest);
+			return -EINVAL;
+		}
+		if (fcntl((int)v, F_GETFL) < 0) {
+			(void)snprintf(msg, size, "--json-status %s: descriptor %d is not open", dest,
+				       (int)v);
+			return -EBADF;
+		}
+		*ret_owned = false;
+		return (int)v;
+	}
+	if (!*dest) {
+		(void)snprintf(msg, size, "--json-status: empty destination");
+		return -EINVAL;
+	}
+	fd = open(dest, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+	if (fd < 0) {
+		int r = negative_errno();
+
+		(void)snprintf(msg, size, "--json-status '%s': %s", dest, strerror(-r));
+		return r;
+	}
+	*ret_owned = true;
+	return fd;
+}
+
+int cr_status_write(json_object *st, int fd)
+{
+	const char *text = json_object_to_json_string_ext(st, JSON_C_TO_STRING_PLAIN |
+							   JSON_C_TO_STRING_NOSLASHESCAPE);
+	size_t len = strlen(text), off = 0;
+
+	while (off < len) {
+		ssize_t n = write(fd, text + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return negative_errno();
+		off += (size_t)n;
+	}
+	return write(fd, "\n", 1) == 1 ? 0 : negative_errno();
+}

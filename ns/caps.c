@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+#include <cap-ng.h>
+#include <errno.h>
+#include <linux/securebits.h>
+#include <sys/prctl.h>
+
+#include "caps.h"
+#include "log.h"
+#include "macro.h"
+
+int cr_caps_drop_all(void)
+{
+	unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+			     SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
+			     SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+	int r;
+
+	/* Root inside the namespace (--map-root) must not regain capabilities at execve. */
+	if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) < 0)
+		return negative_errno();
+	capng_clear(CAPNG_SELECT_ALL);
+	r = capng_apply(CAPNG_SELECT_ALL);
+	if (r != 0) {
+		cr_debug("capng_apply() returned %d", r);
+		return -EPERM;
+	}
+	return 0;
+}

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/* The sandbox's pid 1: builds the sandbox, starts the command as pid 2, forwards interrupt
+ * signals to everything in the namespace, reaps, and reports the command's wait status. When it
+ * exits, the kernel kills whatever is left in the pid namespace: nothing the command started
+ * outlives it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "env.h"
+#include "linux-internal.h"
+#include "macro.h"
+
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+
+static void send_msg(int fd, const struct cr_child_msg *msg)
+{
+	/* One write below PIPE_BUF is atomic; if the parent is gone there is no one to tell. */
+	(void)!write(fd, msg, sizeof(*msg));
+}
+
+static void report_error(struct cr_child_ctx *ctx, enum cr_stage stage, int r)
+{
+	struct cr_child_msg msg = { .type = CR_MSG_ERROR, .stage = stage, .err = -r };
+
+	(void)snprintf(msg.detail, sizeof(msg.detail), "%s", ctx->detail);
+	send_msg(ctx->msg_fd, &msg);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Close every descriptor above 2 but the report pipe and the ones the policy passes through. */
+static int close_fds(struct cr_child_ctx *ctx)
+{
+	const struct cr_policy *p = ctx->policy;
+	int keep[p->n_keep_fds + 1];
+	unsigned lo = 3;
+	size_t n = 0;
+
+	keep[n++] = ctx->msg_fd;
+	for (size_t i = 0; i < p->n_keep_fds; i++) {
+		if (p->keep_fds[i] <= 2)
+			continue;
+		if (fcntl(p->keep_fds[i], F_SETFD, 0) < 0)
+			return negative_errno();
+		keep[n++] = p->keep_fds[i];
+	}
+	qsort(keep, n, sizeof(int), cmp_int);
+	for (size_t i = 0; i < n; i++) {
+		if ((unsigned)keep[i] > lo && syscall(SYS_close_range, lo, keep[i] - 1, 0) < 0)
+			return negative_errno();
+		lo = (unsigned)keep[i] + 1;
+	}
+	if (syscall(SYS_close_range, lo, ~0u, 0) < 0)
+		return negative_errno();
+	return 0;
+}
+
+/* execve() with a PATH search in the sandbox's own environment. Returns -errno. */
+static int exec_command(char *const argv[], char *const envp[])
+{
+	const char *path = cr_env_get(envp, "PATH") ?: CR_DEFAULT_PATH;
+	char buf[PATH_MAX];
+	int saw_eacces = 0;
+
+	if (strchr(argv[0], '/')) {
+		execve(argv[0], argv, envp);
+		return negative_errno();
+	}
+	for (const char *p = path, *end; *p; p = *end ? end + 1 : end) {
+		size_t len;
+
+		end = strchrnul(p, ':');
+		len = (size_t)(end - p);
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, len ? p : ".", argv[0]) >=
+		    (int)sizeof(buf))
+			continue;
+		execve(buf, argv, envp);
+		if (errno == EACCES)
+			saw_eacces = 1;
+		else if (errno != ENOENT && errno != ENOTDIR)
+			return negative_errno();
+	}
+	return saw_eacces ? -EACCES : -ENOENT;
+}
+
+static _Noreturn void command_main(struct cr_child_ctx *ctx)
+{
+	struct cr_child_msg msg = { .type = CR_MSG_ERROR };
+	sigset_t none;
+	int r;
+
+	for (size_t i = 0; i < ELEMENTSOF(forwarded); i++)
+		(void)signal(forwarded[i], SIG_DFL);
+	(void)sigemptyset(&none);
+	(void)sigprocmask(SIG_SETMASK, &none, NULL);
+
+	r = close_fds(ctx);
+	if (r < 0) {
+		msg.stage = CR_STAGE_FDS;
+	} else {
+		r = exec_command(ctx->policy->argv, ctx->policy->env);
+		msg.stage = CR_STAGE_EXEC;
+		(void)snprintf(msg.detail, sizeof(msg.detail), "%s", ctx->policy->argv[0]);
+	}
+	msg.err = -r;
+	send_msg(ctx->msg_fd, &msg);
+	_exit(r == -ENOENT && msg.stage == CR_STAGE_EXEC ? 127 : 126);
+}
+
+static void forward_signal(int sig)
+{
+	int saved = errno;
+
+	/* From pid 1, -1 means every other process in the namespace. */
+	(void)kill(-1, sig);
+	errno = saved;
+}
+
+_Noreturn void cr_child_main(struct cr_child_ctx *ctx)
+{
+	struct sigaction sa = { .sa_handler = forward_signal };
+	enum cr_stage failed = CR_STAGE_SYNC;
+	sigset_t set;
+	pid_t cmd;
+	int r, status;
+
+	r = cr_stages_run(ctx, &failed);
+	if (r < 0) {
+		report_error(ctx, failed, r);
+		_exit(CR_EXIT_SETUP_SILENT);
+	}
+	for (size_t i = 0; i < ELEMENTSOF(forwarded); i++)
+		(void)sigaction(forwarded[i], &sa, NULL);
+
+	cmd = fork();
+	if (cmd < 0) {
+		report_error(ctx, CR_STAGE_FORK, negative_errno());
+		_exit(CR_EXIT_SETUP_SILENT);
+	}
+	if (cmd == 0)
+		command_main(ctx);
+
+	/* The parent blocked these before clone so none is lost; they are handled from now on. */
+	(void)sigemptyset(&set);
+	for (size_t i = 0; i < ELEMENTSOF(forwarded); i++)
+		(void)sigaddset(&set, forwarded[i]);
+	(void)sigprocmask(SIG_UNBLOCK, &set, NULL);
+
+	for (;;) {
+		pid_t pid = waitpid(-1, &status, 0);
+
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid < 0)
+			_exit(CR_EXIT_SETUP_SILENT);
+		if (pid == cmd) {
+			struct cr_child_msg msg = { .type = CR_MSG_EXIT, .status = status };
+
+			send_msg(ctx->msg_fd, &msg);
+			_exit(0);
+		}
+	}
+}

@@ -1,0 +1,429 @@
+/* SPDX-License-Identifier: MIT */
+/* The Linux driver: one clone into new user, mount, pid, net, ipc, uts and cgroup namespaces;
+ * the parent writes the id maps, forwards signals and collects the child's reports. */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <json-c/json.h>
+#include <linux/sched.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "linux-internal.h"
+#include "log.h"
+#include "macro.h"
+#include "ns.h"
+#include "path-util.h"
+
+struct cr_run {
+	const struct cr_policy *policy;
+	struct cr_child_ctx ctx;
+	unsigned long clone_flags;
+	pid_t pid;
+	int msg_fd;
+	int sig_fd;
+	sigset_t old_mask;
+	bool mask_saved;
+	bool reaped;
+	bool msg_eof;
+	int init_status;   /* wait status of the sandbox's pid 1 */
+	bool have_exit;
+	int cmd_status;	   /* wait status of the command */
+	bool have_error;
+	struct cr_setup_error error;
+};
+
+static const struct {
+	unsigned long flag;
+	const char *name;
+} namespaces[] = {
+	{ CLONE_NEWUSER, "user" }, { CLONE_NEWNS, "mount" }, { CLONE_NEWPID, "pid" },
+	{ CLONE_NEWNET, "net" },   { CLONE_NEWIPC, "ipc" },  { CLONE_NEWUTS, "uts" },
+	{ CLONE_NEWCGROUP, "cgroup" },
+};
+
+unsigned long cr_ns_clone_flags(enum cr_net_mode net)
+{
+	unsigned long flags = 0;
+
+	for (size_t i = 0; i < ELEMENTSOF(namespaces); i++)
+		flags |= namespaces[i].flag;
+	if (net == CR_NET_HOST)
+		flags &= ~(unsigned long)CLONE_NEWNET;
+	return flags;
+}
+
+static void set_error(struct cr_setup_error *e, enum cr_stage stage, int err, const char *fmt, ...)
+	_printf_(4, 5);
+static void set_error(struct cr_setup_error *e, enum cr_stage stage, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)snprintf(e->stage, sizeof(e->stage), "%s", cr_stage_to_string(stage));
+	e->err = err;
+	va_start(ap, fmt);
+	(void)vsnprintf(e->message, sizeof(e->message), fmt, ap);
+	va_end(ap);
+}
+
+/* Paths the sandbox gets from the kernel, not from the host. */
+static const char *const synthetic_roots[] = { "/proc", "/dev" };
+
+static int check_policy(const struct cr_policy *p, struct cr_setup_error *err)
+{
+	for (size_t i = 0; i < p->n_paths; i++)
+		for (size_t j = 0; j < ELEMENTSOF(synthetic_roots); j++)
+			if (cr_path_is_within(p->paths[i].path, synthetic_roots[j])) {
+				set_error(err, CR_STAGE_MOUNTS, EINVAL,
+					  "--%s %s: paths under %s are made by the sandbox itself and cannot be bound or hidden",
+					  cr_path_access_to_string(p->paths[i].access),
+					  p->paths[i].path, synthetic_roots[j]);
+				return -EINVAL;
+			}
+	for (size_t j = 0; j < ELEMENTSOF(synthetic_roots); j++)
+		if (cr_path_is_within(p->workspace, synthetic_roots[j])) {
+			set_error(err, CR_STAGE_MOUNTS, EINVAL,
+				  "--workspace %s: paths under %s cannot be the workspace",
+				  p->workspace, synthetic_roots[j]);
+			return -EINVAL;
+		}
+	if (geteuid() != getuid()) {
+		set_error(err, CR_STAGE_CREDS, EPERM,
+			  "corral is running set-uid; it must be run by the user it sandboxes");
+		return -EPERM;
+	}
+	return 0;
+}
+
+static void warn_unwritable_workspace(const struct cr_policy *p, const struct cr_idmap *m)
+{
+	struct stat st;
+
+	if (getuid() != 0 || stat(p->workspace, &st) < 0)
+		return;
+	if ((st.st_uid == m->outside_uid && (st.st_mode & S_IWUSR)) ||
+	    (st.st_gid == m->outside_gid && (st.st_mode & S_IWGRP)) || (st.st_mode & S_IWOTH))
+		return;
+	if (st.st_uid != 0)
+		cr_log_warning("the sandbox runs as host uid %u, which cannot write to the workspace %s; "
+			       "pass --uid %u (its owner) to make it writable",
+			       m->outside_uid, p->workspace, st.st_uid);
+	else
+		cr_log_warning("the sandbox runs as host uid %u, which cannot write to the workspace %s "
+			       "(owned by root); chown it to uid %u or pass --uid of a user that owns it",
+			       m->outside_uid, p->workspace, m->outside_uid);
+}
+
+static int linux_prepare(const struct cr_policy *p, struct cr_run **ret,
+			 struct cr_setup_error *err)
+{
+	_cleanup_free_ struct cr_run *run = NULL;
+	struct cr_setup_error scratch;
+	int r;
+
+	if (!err)
+		err = &scratch;
+	r = check_policy(p, err);
+	if (r < 0)
+		return r;
+	run = calloc(1, sizeof(*run));
+	if (!run)
+		return -ENOMEM;
+	*run = (struct cr_run){
+		.policy = p,
+		.clone_flags = cr_ns_clone_flags(p->net),
+		.pid = -1,
+		.msg_fd = -EBADF,
+		.sig_fd = -EBADF,
+		.ctx = { .policy = p, .sync_fd = -EBADF, .msg_fd = -EBADF },
+	};
+	cr_idmap_compute(getuid(), getgid(), p->map_root, p->uid, p->gid, &run->ctx.idmap);
+	r = cr_mount_plan_build(p, &cr_host_view_real, &run->ctx.plan);
+	if (r < 0)
+		return r;
+	warn_unwritable_workspace(p, &run->ctx.idmap);
+	*ret = TAKE_PTR(run);
+	return 0;
+}
+
+static pid_t clone_child(unsigned long flags)
+{
+	struct clone_args args = { .flags = flags, .exit_signal = SIGCHLD };
+	long pid;
+
+	pid = syscall(SYS_clone3, &args, sizeof(args));
+	if (pid < 0 && errno == ENOSYS) /* FIXME: drop once Linux 5.3 is the baseline */
+		pid = syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, 0);
+	return (pid_t)pid;
+}
+
+static void block_signals(struct cr_run *run, sigset_t *set)
+{
+	(void)sigemptyset(set);
+	(void)sigaddset(set, SIGCHLD);
+	(void)sigaddset(set, SIGINT);
+	(void)sigaddset(set, SIGTERM);
+	(void)sigaddset(set, SIGHUP);
+	(void)sigprocmask(SIG_BLOCK, set, &run->old_mask);
+	run->mask_saved = true;
+}
+
+static const char *userns_hint(int err)
+{
+	if (err == EPERM || err == ENOSPC || err == EACCES)
+		return " (user namespaces are restricted on this host; run 'corral doctor' for the fix)";
+	return "";
+}
+
+static int start_child(struct cr_run *run, int *sync_w)
+{
+	int sync_pipe[2], msg_pipe[2];
+	pid_t pid;
+
+	if (pipe2(sync_pipe, O_CLOEXEC) < 0)
+		return negative_errno();
+	if (pipe2(msg_pipe, O_CLOEXEC) < 0) {
+		(void)close(sync_pipe[0]);
+		(void)close(sync_pipe[1]);
+		return negative_errno();
+	}
+	run->ctx.sync_fd = sync_pipe[0];
+	run->ctx.msg_fd = msg_pipe[1];
+	pid = clone_child(run->clone_flags);
+	if (pid == 0) {
+		(void)close(sync_pipe[1]);
+		(void)close(msg_pipe[0]);
+		cr_child_main(&run->ctx);
+	}
+	closep(&run->ctx.sync_fd);
+	closep(&run->ctx.msg_fd);
+	run->msg_fd = msg_pipe[0];
+	*sync_w = sync_pipe[1];
+	if (pid < 0) {
+		int r = negative_errno();
+
+		closep(sync_w);
+		set_error(&run->error, CR_STAGE_CLONE, -r, "cannot create the namespaces: %s%s",
+			  strerror(-r), userns_hint(-r));
+		run->have_error = true;
+		return r;
+	}
+	run->pid = pid;
+	return 0;
+}
+
+static int linux_spawn(struct cr_run *run)
+{
+	_cleanup_close_ int sync_w = -EBADF;
+	const char *file = "uid_map";
+	sigset_t set;
+	int r;
+
+	block_signals(run, &set);
+	run->sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (run->sig_fd < 0)
+		return negative_errno();
+	/* Root's supplementary groups (0 among them) would otherwise follow it into the sandbox,
+	 * where setgroups is denied and they could never be dropped. */
+	if (getuid() == 0 && setgroups(0, NULL) < 0)
+		return negative_errno();
+	r = start_child(run, &sync_w);
+	if (r < 0)
+		return r;
+	r = cr_idmap_write(run->pid, &run->ctx.idmap, &file);
+	if (r < 0) {
+		set_error(&run->error, CR_STAGE_UID_MAP, -r, "cannot write %s of the sandbox: %s",
+			  file, strerror(-r));
+		run->have_error = true;
+		(void)kill(run->pid, SIGKILL);
+		return r;
+	}
+	if (write(sync_w, "1", 1) != 1)
+		return negative_errno();
+	return 0;
+}
+
+static void take_msg(struct cr_run *run, const struct cr_child_msg *m)
+{
+	if (m->type == CR_MSG_EXIT) {
+		run->have_exit = true;
+		run->cmd_status = m->status;
+		return;
+	}
+	if (m->type != CR_MSG_ERROR || run->have_error)
+		return;
+	run->have_error = true;
+	if (m->stage == CR_STAGE_EXEC)
+		set_error(&run->error, CR_STAGE_EXEC, m->err, "cannot execute '%s': %s%s", m->detail,
+			  strerror(m->err), m->err == ENOENT ? " (not found in the sandbox)" : "");
+	else
+		set_error(&run->error, (enum cr_stage)m->stage, m->err, "%s%s%s",
+			  m->detail, m->detail[0] ? ": " : "", strerror(m->err));
+}
+
+static void read_msgs(struct cr_run *run)
+{
+	struct cr_child_msg m;
+	ssize_t n;
+
+	while ((n = read(run->msg_fd, &m, sizeof(m))) == sizeof(m))
+		take_msg(run, &m);
+	if (n == 0)
+		run->msg_eof = true;
+}
+
+static void read_signals(struct cr_run *run)
+{
+	struct signalfd_siginfo si;
+
+	while (read(run->sig_fd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo != SIGCHLD) {
+			/* pid 1 forwards it to everything in the sandbox. */
+			(void)kill(run->pid, (int)si.ssi_signo);
+			continue;
+		}
+		if (!run->reaped && waitpid(run->pid, &run->init_status, WNOHANG) == run->pid)
+			run->reaped = true;
+	}
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void fill_outcome(const struct cr_run *run, struct cr_outcome *o)
+{
+	*o = (struct cr_outcome){};
+	if (run->have_error) {
+		o->kind = strcmp(run->error.stage, "exec") == 0 ? CR_OUTCOME_EXEC_FAILED
+								 : CR_OUTCOME_SETUP_FAILED;
+		o->error = run->error;
+	} else if (run->have_exit && WIFEXITED(run->cmd_status)) {
+		o->kind = CR_OUTCOME_EXITED;
+		o->status = WEXITSTATUS(run->cmd_status);
+	} else if (run->have_exit) {
+		o->kind = CR_OUTCOME_SIGNALED;
+		o->status = WTERMSIG(run->cmd_status);
+	} else if (WIFSIGNALED(run->init_status)) {
+		/* pid 1 itself was killed (a forced stop): so was everything in the sandbox. */
+		o->kind = CR_OUTCOME_SIGNALED;
+		o->status = WTERMSIG(run->init_status);
+	} else {
+		o->kind = CR_OUTCOME_SETUP_FAILED;
+		set_error(&o->error, CR_STAGE_SYNC, EPROTO,
+			  "the sandbox's init exited with status %d before reporting",
+			  WEXITSTATUS(run->init_status));
+	}
+}
+
+static int linux_wait(struct cr_run *run, int64_t timeout_ms, struct cr_outcome *ret)
+{
+	int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+
+	if (run->pid < 0)
+		return -ECHILD;
+	while (!run->reaped || !run->msg_eof) {
+		struct pollfd fds[2] = {
+			{ .fd = run->msg_eof ? -1 : run->msg_fd, .events = POLLIN },
+			{ .fd = run->sig_fd, .events = POLLIN },
+		};
+		int64_t left = deadline < 0 ? -1 : deadline - now_ms();
+		int n;
+
+		if (deadline >= 0 && left <= 0)
+			return -ETIMEDOUT;
+		n = poll(fds, 2, left < 0 ? -1 : (int)(left > INT32_MAX ? INT32_MAX : left));
+		if (n < 0 && errno != EINTR)
+			return negative_errno();
+		if (fds[0].revents)
+			read_msgs(run);
+		if (fds[1].revents)
+			read_signals(run);
+		/* The child may have exited before we blocked SIGCHLD's fd was polled. */
+		if (!run->reaped && waitpid(run->pid, &run->init_status, WNOHANG) == run->pid)
+			run->reaped = true;
+	}
+	fill_outcome(run, ret);
+	return 0;
+}
+
+static int linux_stop(struct cr_run *run, bool force)
+{
+	if (run->pid < 0 || run->reaped)
+		return 0;
+	if (kill(run->pid, force ? SIGKILL : SIGTERM) < 0)
+		return negative_errno();
+	return 0;
+}
+
+static struct cr_run *linux_run_free(struct cr_run *run)
+{
+	if (!run)
+		return NULL;
+	if (run->pid > 0 && !run->reaped) {
+		(void)kill(run->pid, SIGKILL);
+		(void)waitpid(run->pid, NULL, 0);
+	}
+	closep(&run->msg_fd);
+	closep(&run->sig_fd);
+	if (run->mask_saved)
+		(void)sigprocmask(SIG_SETMASK, &run->old_mask, NULL);
+	cr_mount_plan_done(&run->ctx.plan);
+	free(run);
+	return NULL;
+}
+
+static const struct cr_driver linux_driver = {
+	.name = "linux",
+	.probe = cr_ns_probe,
+	.prepare = linux_prepare,
+	.spawn = linux_spawn,
+	.wait = linux_wait,
+	.stop = linux_stop,
+	.report = cr_ns_report,
+	.run_free = linux_run_free,
+};
+
+const struct cr_driver *cr_driver_native(void)
+{
+	return &linux_driver;
+}
+
+/* For ns/report.c, which sits in this file's shadow: read-only access to the run. */
+const struct cr_policy *cr_ns_run_policy(const struct cr_run *run)
+{
+	return run->policy;
+}
+
+const struct cr_idmap *cr_ns_run_idmap(const struct cr_run *run)
+{
+	return &run->ctx.idmap;
+}
+
+unsigned long cr_ns_run_clone_flags(const struct cr_run *run)
+{
+	return run->clone_flags;
+}
+
+const char *cr_ns_name(unsigned long flag)
+{
+	for (size_t i = 0; i < ELEMENTSOF(namespaces); i++)
+		if (namespaces[i].flag == flag)
+			return namespaces[i].name;
+	return NULL;
+}

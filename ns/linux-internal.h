@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared between the parts of the Linux driver: the child's setup stages and their reports. */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "driver.h"
+#include "idmap.h"
+#include "mount-plan.h"
+#include "policy.h"
+
+/* The child's setup, in order. The failing stage's name is reported to the parent. */
+enum cr_stage {
+	CR_STAGE_SYNC,
+	CR_STAGE_MOUNT_NS,
+	CR_STAGE_OPEN_SOURCES,
+	CR_STAGE_CREDS,
+	CR_STAGE_ROOT,
+	CR_STAGE_MOUNTS,
+	CR_STAGE_PIVOT_ROOT,
+	CR_STAGE_REMOUNT_RO,
+	CR_STAGE_LOOPBACK,
+	CR_STAGE_HOSTNAME,
+	CR_STAGE_CWD,
+	CR_STAGE_CAPS,
+	CR_STAGE_NO_NEW_PRIVS,
+	CR_STAGE_FORK,
+	CR_STAGE_FDS,
+	CR_STAGE_EXEC,
+	/* Parent-side steps, reported in the same vocabulary. */
+	CR_STAGE_CLONE,
+	CR_STAGE_UID_MAP,
+	_CR_STAGE_MAX,
+};
+
+const char *cr_stage_to_string(enum cr_stage stage);
+
+enum cr_msg_type {
+	CR_MSG_ERROR = 1, /* a setup stage, or execve, failed */
+	CR_MSG_EXIT,	  /* the command ended; status is its wait status */
+};
+
+/* Sent child -> parent on a CLOEXEC pipe; small enough to be written atomically. */
+struct cr_child_msg {
+	int type;
+	int stage;
+	int err; /* positive errno */
+	int status;
+	char detail[200];
+};
+
+/* What the child needs; prepared by the parent before clone, read-only afterwards except for
+ * the plan's source descriptors and the scratch detail buffer. */
+struct cr_child_ctx {
+	const struct cr_policy *policy;
+	struct cr_mount_plan plan;
+	struct cr_idmap idmap;
+	int sync_fd; /* read end: one byte once the id maps are written, EOF if the parent died */
+	int msg_fd;  /* write end of the report pipe */
+	char detail[200];
+};
+
+/* Exit status of a child that stops because the parent is gone or already reported. */
+#define CR_EXIT_SETUP_SILENT 125
+
+/* Run the setup stages in order. 0, or -errno with the failing stage in @ret_failed. */
+int cr_stages_run(struct cr_child_ctx *ctx, enum cr_stage *ret_failed);
+
+/* The child's body after clone: build the sandbox, fork the command, reap. Never returns. */
+_Noreturn void cr_child_main(struct cr_child_ctx *ctx);
+
+/* Apply the mount plan under the directory @root (the new root, not yet pivoted into). Returns 0
+ * or -errno with the path that failed in ctx->detail. */
+int cr_mounts_open_sources(struct cr_child_ctx *ctx);
+int cr_mounts_apply(struct cr_child_ctx *ctx, const char *root);
+int cr_mounts_pivot(const char *root);
+int cr_mounts_seal(struct cr_child_ctx *ctx);

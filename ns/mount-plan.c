@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "macro.h"
+#include "mount-plan.h"
+#include "path-util.h"
+
+/* Shown read-only when present. On merged-/usr hosts /bin, /sbin and /lib* are symlinks and are
+ * recreated as symlinks. */
+static const char *const system_dirs[] = {
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
+};
+
+/* Kernel knobs that a fresh procfs still exposes writably to a namespace's root. */
+static const char *const proc_rdonly[] = {
+	"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus",
+};
+
+static const char *const dev_nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
+
+static const char *const dev_links[][2] = {
+	{ "/dev/ptmx", "pts/ptmx" },
+	{ "/dev/fd", "/proc/self/fd" },
+	{ "/dev/stdin", "/proc/self/fd/0" },
+	{ "/dev/stdout", "/proc/self/fd/1" },
+	{ "/dev/stderr", "/proc/self/fd/2" },
+};
+
+static int host_readlink(const char *path, char **ret_target)
+{
+	char buf[PATH_MAX];
+	ssize_t n;
+
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return negative_errno();
+	buf[n] = '\0';
+	*ret_target = strdup(buf);
+	return *ret_target ? 0 : -ENOMEM;
+}
+
+static bool host_exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+static bool host_is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+const struct cr_host_view cr_host_view_real = {
+	.readlink = host_readlink,
+	.exists = host_exists,
+	.is_dir = host_is_dir,
+};
+
+const char *cr_mount_kind_to_string(enum cr_mount_kind kind)
+{
+	static const char *const names[_CR_MOUNT_KIND_MAX] = {
+		[CR_MOUNT_BIND] = "bind",     [CR_MOUNT_TMPFS] = "tmpfs",
+		[CR_MOUNT_PROC] = "proc",     [CR_MOUNT_DEVPTS] = "devpts",
+		[CR_MOUNT_DEVICE] = "device", [CR_MOUNT_SYMLINK] = "symlink",
+		[CR_MOUNT_NULL] = "hide",     [CR_MOUNT_RDONLY] = "rdonly",
+	};
+
+	return kind < _CR_MOUNT_KIND_MAX ? names[kind] : "?";
+}
+
+static int add(struct cr_mount_plan *plan, enum cr_mount_kind kind, unsigned flags, unsigned mode,
+	       const char *src, const char *dst)
+{
+	struct cr_mount_op *ops, *op;
+
+	ops = reallocarray(plan->ops, plan->n_ops + 1, sizeof(*ops));
+	if (!ops)
+		return -ENOMEM;
+	plan->ops = ops;
+	op = &ops[plan->n_ops];
+	*op = (struct cr_mount_op){ .kind = kind, .flags = flags, .mode = mode, .src_fd = -EBADF };
+	op->src = src ? strdup(src) : NULL;
+	op->dst = strdup(dst);
+	plan->n_ops++;
+	if ((src && !op->src) || !op->dst)
+		return -ENOMEM;
+	return 0;
+}
+
+static int add_system(struct cr_mount_plan *plan, const struct cr_host_view *host)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < ELEMENTSOF(system_dirs) && r >= 0; i++) {
+		_cleanup_free_ char *target = NULL;
+
+		if (!host->exists(system_dirs[i]))
+			continue;
+		if (host->readlink(system_dirs[i], &target) == 0)
+			r = add(plan, CR_MOUNT_SYMLINK, 0, 0, target, system_dirs[i]);
+		else
+			r = add(plan, CR_MOUNT_BIND, CR_MNT_OPTIONAL, 0, system_dirs[i], system_dirs[i]);
+	}
+	return r;
+}
+
+static int add_proc_dev_tmp(struct cr_mount_plan *plan)
+{
+	char dst[32];
+	int r;
+
+	r = add(plan, CR_MOUNT_PROC, 0, 0, NULL, "/proc");
+	for (size_t i = 0; i < ELEMENTSOF(proc_rdonly) && r >= 0; i++)
+		r = add(plan, CR_MOUNT_RDONLY, CR_MNT_OPTIONAL, 0, NULL, proc_rdonly[i]);
+	if (r >= 0)
+		r = add(plan, CR_MOUNT_TMPFS, 0, 0755, NULL, "/dev");
+	for (size_t i = 0; i < ELEMENTSOF(dev_nodes) && r >= 0; i++) {
+		(void)snprintf(dst, sizeof(dst), "/dev/%s", dev_nodes[i]);
+		r = add(plan, CR_MOUNT_DEVICE, CR_MNT_FILE | CR_MNT_OPTIONAL, 0, dst, dst);
+	}
+	if (r >= 0)
+		r = add(plan, CR_MOUNT_DEVPTS, CR_MNT_WRITABLE, 0, NULL, "/dev/pts");
+	if (r >= 0)
+		r = add(plan, CR_MOUNT_TMPFS, CR_MNT_WRITABLE, 01777, NULL, "/dev/shm");
+	for (size_t i = 0; i < ELEMENTSOF(dev_links) && r >= 0; i++)
+		r = add(plan, CR_MOUNT_SYMLINK, 0, 0, dev_links[i][1], dev_links[i][0]);
+	if (r >= 0)
+		r = add(plan, CR_MOUNT_TMPFS, CR_MNT_WRITABLE, 01777, NULL, "/tmp");
+	return r;
+}
+
+/* Is @path inside something the plan already shows from the host? */
+static bool shown_from_host(const struct cr_policy *p, const char *path)
+{
+	for (size_t i = 0; i < ELEMENTSOF(system_dirs); i++)
+		if (cr_path_is_within(path, system_dirs[i]))
+			return true;
+	if (cr_path_is_within(path, p->workspace))
+		return true;
+	for (size_t i = 0; i < p->n_paths; i++)
+		if (p->paths[i].access != CR_PATH_HIDE && cr_path_is_within(path, p->paths[i].path))
+			return true;
+	return false;
+}
+
+struct ordered_rule {
+	struct cr_path_rule rule;
+	unsigned depth;
+	size_t index;
+};
+
+static int cmp_depth(const void *a, const void *b)
+{
+	const struct ordered_rule *x = a, *y = b;
+
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	/* Same depth: keep command-line order, so a later rule for the same path wins. */
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int add_user(const struct cr_policy *p, struct cr_mount_plan *plan,
+		    const struct cr_host_view *host)
+{
+	_cleanup_free_ struct ordered_rule *rules = NULL;
+	size_t n = p->n_paths + 1;
+	int r = 0;
+
+	rules = calloc(n, sizeof(*rules));
+	if (!rules)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		rules[i].rule = i == 0 ? (struct cr_path_rule){ p->workspace, CR_PATH_RW }
+				       : p->paths[i - 1];
+		rules[i].depth = cr_path_depth(rules[i].rule.path);
+		rules[i].index = i;
+	}
+	qsort(rules, n, sizeof(*rules), cmp_depth);
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		const struct cr_path_rule *u = &rules[i].rule;
+		unsigned file = host->is_dir(u->path) ? 0 : CR_MNT_FILE;
+
+		if (u->access == CR_PATH_HIDE)
+			r = file ? add(plan, CR_MOUNT_NULL, CR_MNT_FILE, 0, "/dev/null", u->path)
+				 : add(plan, CR_MOUNT_TMPFS, 0, 0755, NULL, u->path);
+		else
+			r = add(plan, CR_MOUNT_BIND,
+				file | (u->access == CR_PATH_RW ? CR_MNT_WRITABLE : 0), 0, u->path,
+				u->path);
+	}
+	return r;
+}
+
+int cr_mount_plan_build(const struct cr_policy *p, const struct cr_host_view *host,
+			struct cr_mount_plan *ret)
+{
+	struct cr_mount_plan plan = {};
+	int r;
+
+	r = add_system(&plan, host);
+	if (r >= 0)
+		r = add_proc_dev_tmp(&plan);
+	/* A private, empty $HOME unless the host's is shown on purpose. */
+	if (r >= 0 && strcmp(p->home, "/") != 0 && !shown_from_host(p, p->home))
+		r = add(&plan, CR_MOUNT_TMPFS, CR_MNT_WRITABLE, 0700, NULL, p->home);
+	if (r >= 0)
+		r = add_user(p, &plan, host);
+	if (r < 0) {
+		cr_mount_plan_done(&plan);
+		return r;
+	}
+	*ret = plan;
+	return 0;
+}
+
+void cr_mount_plan_done(struct cr_mount_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		free(plan->ops[i].src);
+		free(plan->ops[i].dst);
+		closep(&plan->ops[i].src_fd);
+	}
+	free(plan->ops);
+	*plan = (struct cr_mount_plan){};
+}

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: MIT */
+/* Carrying out the mount plan in the child. Uses the new mount API (open_tree, mount_setattr,
+ * move_mount; Linux 5.12+) so that every bind is made read-only, nosuid and nodev, with all its
+ * submounts, before it is attached: there is never a moment where it is visible writable. Flags
+ * the host locked on a mount are only ever added to, never cleared. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "linux-internal.h"
+#include "macro.h"
+
+#define TREE_FLAGS (OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH)
+
+static int detail(struct cr_child_ctx *ctx, int r, const char *what, const char *path)
+{
+	(void)snprintf(ctx->detail, sizeof(ctx->detail), "%s %s", what, path);
+	return r;
+}
+
+/* Open a canonical host path without following any symlink on the way: the parent resolved it,
+ * and a symlink swapped in since then must not redirect the bind. */
+static int open_source(const char *path)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd;
+
+	fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (fd < 0 && errno == ENOSYS) /* FIXME: drop once Linux 5.6 is the baseline */
+		fd = open(path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+	return fd < 0 ? negative_errno() : fd;
+}
+
+int cr_mounts_open_sources(struct cr_child_ctx *ctx)
+{
+	for (size_t i = 0; i < ctx->plan.n_ops; i++) {
+		struct cr_mount_op *op = &ctx->plan.ops[i];
+		int fd;
+
+		if (op->kind != CR_MOUNT_BIND && op->kind != CR_MOUNT_DEVICE &&
+		    op->kind != CR_MOUNT_NULL)
+			continue;
+		fd = open_source(op->src);
+		if (fd == -ENOENT && (op->flags & CR_MNT_OPTIONAL))
+			continue;
+		if (fd < 0)
+			return detail(ctx, fd, "cannot open", op->src);
+		op->src_fd = fd;
+	}
+	return 0;
+}
+
+/* Walk @path below @root_fd, creating missing directories (and, with @file, the last component
+ * as an empty file), refusing symlinks at every step. Returns an O_PATH descriptor of the end. */
+static int walk(int root_fd, const char *path, bool create, bool file)
+{
+	_cleanup_close_ int fd = -EBADF;
+	char buf[PATH_MAX], *comp, *save = NULL;
+
+	if (strlen(path) >= sizeof(buf))
+		return -ENAMETOOLONG;
+	strcpy(buf, path);
+	fd = fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return negative_errno();
+	for (comp = strtok_r(buf, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
+		bool last = !save || !*save;
+		int next;
+
+		if (create && last && file) {
+			next = openat(fd, comp, O_CREAT | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+			if (next >= 0)
+				(void)close(next);
+			else if (errno != EEXIST && errno != EROFS && errno != EISDIR)
+				return negative_errno();
+		} else if (create && mkdirat(fd, comp, 0755) < 0 && errno != EEXIST &&
+			   errno != EROFS) {
+			return negative_errno();
+		}
+		next = openat(fd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC | (last && file ? 0 : O_DIRECTORY));
+		if (next < 0)
+			return negative_errno();
+		closep(&fd);
+		fd = next;
+	}
+	return TAKE_FD(fd);
+}
+
+static int set_attr(int fd, uint64_t set, bool recursive)
+{
+	struct mount_attr attr = { .attr_set = set };
+
+	if (mount_setattr(fd, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0), &attr,
+			  sizeof(attr)) < 0)
+		return negative_errno();
+	return 0;
+}
+
+/* Clone the tree at @src_fd, set @attrs on all of it, attach it at @target_fd. */
+static int attach_clone(int src_fd, int target_fd, uint64_t attrs, bool recursive)
+{
+	_cleanup_close_ int tree = -EBADF;
+	int r;
+
+	tree = open_tree(src_fd, "", TREE_FLAGS | (recursive ? AT_RECURSIVE : 0));
+	if (tree < 0)
+		return negative_errno();
+	r = set_attr(tree, attrs, recursive);
+	if (r < 0)
+		return r;
+	if (move_mount(tree, "", target_fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return negative_errno();
+	return 0;
+}
+
+static int mount_fs(int target_fd, const char *type, unsigned long flags, const char *data)
+{
+	char target[64];
+
+	/* The magic link resolves to exactly the directory walk() checked. */
+	(void)snprintf(target, sizeof(target), "/proc/self/fd/%d", target_fd);
+	if (mount(type, target, type, flags, data) < 0)
+		return negative_errno();
+	return 0;
+}
+
+static int apply_one(struct cr_mount_op *op, int root_fd)
+{
+	_cleanup_close_ int target = -EBADF;
+	bool file = op->flags & CR_MNT_FILE;
+	char data[64];
+
+	if (op->kind == CR_MOUNT_SYMLINK) {
+		_cleanup_close_ int parent = -EBADF;
+		char dir[PATH_MAX];
+		const char *base = strrchr(op->dst, '/') + 1;
+
+		(void)snprintf(dir, sizeof(dir), "%.*s", (int)(base - op->dst), op->dst);
+		parent = walk(root_fd, dir, true, false);
+		if (parent < 0)
+			return parent;
+		return symlinkat(op->src, parent, base) < 0 ? negative_errno() : 0;
+	}
+	if ((op->kind == CR_MOUNT_BIND || op->kind == CR_MOUNT_DEVICE) && op->src_fd < 0)
+		return 0; /* optional and missing on this host */
+	target = walk(root_fd, op->dst, op->kind != CR_MOUNT_RDONLY, file);
+	if (target == -ENOENT && op->kind == CR_MOUNT_RDONLY && (op->flags & CR_MNT_OPTIONAL))
+		return 0;
+	if (target < 0)
+		return target;
+
+	switch (op->kind) {
+	case CR_MOUNT_BIND:
+		return attach_clone(op->src_fd, target,
+				    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+					    (op->flags & CR_MNT_WRITABLE ? 0 : MOUNT_ATTR_RDONLY),
+				    true);
+	case CR_MOUNT_DEVICE:
+		return attach_clone(op->src_fd, target, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, false);
+	case CR_MOUNT_NULL:
+		return attach_clone(op->src_fd, target,
+				    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC | MOUNT_ATTR_RDONLY, false);
+	case CR_MOUNT_RDONLY:
+		return attach_clone(target, target,
+				    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+					    MOUNT_ATTR_NOEXEC,
+				    true);
+	case CR_MOUNT_TMPFS:
+		(void)snprintf(data, sizeof(data), "mode=%04o", op->mode);
+		return mount_fs(target, "tmpfs", MS_NOSUID | MS_NODEV, data);
+	case CR_MOUNT_PROC:
+		return mount_fs(target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+	case CR_MOUNT_DEVPTS:
+		return mount_fs(target, "devpts", MS_NOSUID | MS_NOEXEC,
+				"newinstance,ptmxmode=0666,mode=620");
+	default:
+		return -EINVAL;
+	}
+}
+
+int cr_mounts_apply(struct cr_child_ctx *ctx, const char *root)
+{
+	_cleanup_close_ int root_fd = -EBADF;
+	int r;
+
+	root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root_fd < 0)
+		return detail(ctx, negative_errno(), "cannot open the new root", root);
+	for (size_t i = 0; i < ctx->plan.n_ops; i++) {
+		struct cr_mount_op *op = &ctx->plan.ops[i];
+
+		r = apply_one(op, root_fd);
+		closep(&op->src_fd);
+		if (r < 0) {
+			(void)snprintf(ctx->detail, sizeof(ctx->detail), "%s %s%s%s",
+				       cr_mount_kind_to_string(op->kind), op->dst,
+				       op->src && op->kind != CR_MOUNT_SYMLINK ? " from " : "",
+				       op->src && op->kind != CR_MOUNT_SYMLINK ? op->src : "");
+			return r;
+		}
+	}
+	return 0;
+}
+
+int cr_mounts_pivot(const char *root)
+{
+	/* pivot_root(".", ".") stacks the old root on top of the new one; detaching it leaves
+	 * only the new root, with no directory of the host left reachable. */
+	if (chdir(root) < 0)
+		return negative_errno();
+	if (syscall(SYS_pivot_root, ".", ".") < 0)
+		return negative_errno();
+	if (umount2(".", MNT_DETACH) < 0)
+		return negative_errno();
+	if (chdir("/") < 0)
+		return negative_errno();
+	return 0;
+}
+
+/* The new root's own tmpfs, /dev and hidden directories were writable only while the plan
+ * created mount points in them. */
+int cr_mounts_seal(struct cr_child_ctx *ctx)
+{
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
+
+	for (size_t i = ctx->plan.n_ops; i-- > 0;) {
+		const struct cr_mount_op *op = &ctx->plan.ops[i];
+
+		if (op->kind != CR_MOUNT_TMPFS || (op->flags & CR_MNT_WRITABLE))
+			continue;
+		if (mount_setattr(AT_FDCWD, op->dst, AT_SYMLINK_NOFOLLOW, &attr, sizeof(attr)) < 0)
+			return detail(ctx, negative_errno(), "cannot make read-only", op->dst);
+	}
+	if (mount_setattr(AT_FDCWD, "/", 0, &attr, sizeof(attr)) < 0)
+		return detail(ctx, negative_errno(), "cannot make read-only", "/");
+	return 0;
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* The Linux driver's parts that the rest of ns/ and the unit tests share. */
+#pragma once
+
+#include "driver.h"
+#include "idmap.h"
+
+struct json_object;
+
+/* The namespaces corral creates for @net: all seven, less "net" when sharing the host's. */
+unsigned long cr_ns_clone_flags(enum cr_net_mode net);
+/* "user", "mount", ... for one CLONE_NEW* flag; NULL for anything else. */
+const char *cr_ns_name(unsigned long flag);
+
+/* What this host can enforce (driver.probe). */
+int cr_ns_probe(struct cr_probe *ret);
+/* What a run enforced, as JSON (driver.report). */
+int cr_ns_report(const struct cr_run *run, struct json_object *enforced);
+
+const struct cr_policy *cr_ns_run_policy(const struct cr_run *run);
+const struct cr_idmap *cr_ns_run_idmap(const struct cr_run *run);
+unsigned long cr_ns_run_clone_flags(const struct cr_run *run);

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/* `corral doctor` for Linux: what this host lets corral enforce, and how to fix what it does not. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cgroup/cgroup.h"
+#include "landlock/landlock.h"
+#include "macro.h"
+#include "ns.h"
+#include "seccomp/seccomp.h"
+
+static struct cr_check *add(struct cr_probe *p, const char *name, enum cr_check_state state,
+			    bool required, const char *value)
+{
+	struct cr_check *c = &p->checks[p->n_checks++];
+
+	*c = (struct cr_check){ .state = state, .required = required };
+	(void)strlcpy(c->name, name, sizeof(c->name));
+	(void)strlcpy(c->value, value, sizeof(c->value));
+	return c;
+}
+
+static void say(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4);
+static void say(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+}
+
+static int read_int(const char *path)
+{
+	char buf[32] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		(void)close(fd);
+	return n > 0 ? atoi(buf) : -1;
+}
+
+/* Try what `corral run` does first: all the namespaces in one clone, then a fresh /proc. Returns
+ * 0, or the positive errno of the step that failed, with @ret_step naming it. */
+static int try_namespaces(const char **ret_step)
+{
+	unsigned long flags = cr_ns_clone_flags(CR_NET_NONE);
+	int status;
+	pid_t pid;
+
+	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, 0);
+	if (pid < 0) {
+		*ret_step = "clone";
+		return errno;
+	}
+	if (pid == 0) {
+		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+			_exit(200);
+		if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+			_exit(errno & 0x7f);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status)) {
+		*ret_step = "clone";
+		return ECHILD;
+	}
+	*ret_step = "proc";
+	return WEXITSTATUS(status) == 200 ? EPERM : WEXITSTATUS(status);
+}
+
+static void check_userns(struct cr_probe *p)
+{
+	const char *step = "clone";
+	int err = try_namespaces(&step);
+	struct cr_check *c;
+
+	if (err == 0) {
+		c = add(p, "user_namespaces", CR_CHECK_OK, true, "yes");
+		say(c->detail, sizeof(c->detail),
+		    "user, mount, pid, net, ipc, uts and cgroup namespaces can be created, and a fresh /proc mounted");
+		return;
+	}
+	c = add(p, "user_namespaces", CR_CHECK_MISSING, true, "no");
+	if (strcmp(step, "proc") == 0) {
+		say(c->detail, sizeof(c->detail),
+		    "namespaces work, but a fresh /proc cannot be mounted (%s): /proc is partly covered, as in most containers",
+		    strerror(err));
+		say(c->fix, sizeof(c->fix),
+		    "run corral on the host or in a container started with an unmasked /proc (e.g. docker --security-opt systempaths=unconfined)");
+		return;
+	}
+	say(c->detail, sizeof(c->detail), "clone(CLONE_NEWUSER|...) failed: %s", strerror(err));
+	if (read_int("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
+		say(c->fix, sizeof(c->fix),
+		    "AppArmor restricts unprivileged user namespaces (Ubuntu 23.10+): add an AppArmor profile for corral with 'userns,' or set sysctl kernel.apparmor_restrict_unprivileged_userns=0");
+	else if (read_int("/proc/sys/kernel/unprivileged_userns_clone") == 0)
+		say(c->fix, sizeof(c->fix), "set sysctl kernel.unprivileged_userns_clone=1");
+	else if (read_int("/proc/sys/user/max_user_namespaces") == 0)
+		say(c->fix, sizeof(c->fix), "set sysctl user.max_user_namespaces=15000 (it is 0)");
+	else
+		say(c->fix, sizeof(c->fix),
+		    "the kernel or a container runtime (seccomp profile) forbids namespaces; run on the host, or allow unshare/clone in the container");
+}
+
+static void check_mount_api(struct cr_probe *p)
+{
+	struct utsname u;
+	struct cr_check *c;
+	bool ok;
+
+	/* An invalid descriptor gets EBADF where the call exists, ENOSYS where it does not. */
+	ok = !(mount_setattr(-1, "", 0, NULL, 0) < 0 && errno == ENOSYS);
+	(void)uname(&u);
+	c = add(p, "mount_api", ok ? CR_CHECK_OK : CR_CHECK_MISSING, true, u.release);
+	say(c->detail, sizeof(c->detail), ok ? "open_tree/mount_setattr/move_mount available"
+					    : "kernel %s lacks mount_setattr (Linux 5.12+)",
+	    u.release);
+	if (!ok)
+		say(c->fix, sizeof(c->fix), "upgrade to Linux 5.12 or newer");
+}
+
+static void check_landlock(struct cr_probe *p)
+{
+	int abi = cr_landlock_abi();
+	char v[16];
+	struct cr_check *c;
+
+	(void)snprintf(v, sizeof(v), "%d", abi);
+	c = add(p, "landlock", abi > 0 ? CR_CHECK_OK : CR_CHECK_MISSING, false, v);
+	if (abi > 0) {
+		say(c->detail, sizeof(c->detail),
+		    "Landlock ABI %d is available; this corral version does not apply a ruleset yet", abi);
+		return;
+	}
+	say(c->detail, sizeof(c->detail), "Landlock is not available in this kernel");
+	say(c->fix, sizeof(c->fix),
+	    "use a kernel built with CONFIG_SECURITY_LANDLOCK=y and add landlock to the lsm= boot parameter");
+}
+
+static void check_seccomp(struct cr_probe *p)
+{
+	bool ok = cr_seccomp_available();
+	struct cr_check *c = add(p, "seccomp", ok ? CR_CHECK_OK : CR_CHECK_MISSING, false,
+				 ok ? "yes" : "no");
+
+	say(c->detail, sizeof(c->detail), ok ? "seccomp filters can be installed; this corral version does not install one yet"
+					     : "the kernel cannot install seccomp filters");
+	if (!ok)
+		say(c->fix, sizeof(c->fix), "use a kernel built with CONFIG_SECCOMP_FILTER=y");
+}
+
+static void check_cgroup(struct cr_probe *p)
+{
+	struct cr_cgroup_info info;
+	struct cr_check *c;
+
+	cr_cgroup_probe(&info);
+	c = add(p, "cgroup", info.layout == CR_CGROUP_V2 && info.v2_writable ? CR_CHECK_OK
+			     : info.layout == CR_CGROUP_NONE			  ? CR_CHECK_MISSING
+										  : CR_CHECK_DEGRADED,
+		false, cr_cgroup_layout_to_string(info.layout));
+	say(c->detail, sizeof(c->detail),
+	    "cgroup layout %s; cgroup2 controllers: [%s]; own cgroup2 directory %s; v1 memory %s, v1 pids %s; this corral version does not apply limits yet",
+	    cr_cgroup_layout_to_string(info.layout), info.v2_controllers,
+	    info.v2_writable ? "writable" : "not writable", info.v1_memory ? "yes" : "no",
+	    info.v1_pids ? "yes" : "no");
+	if (info.layout != CR_CGROUP_V2)
+		say(c->fix, sizeof(c->fix),
+		    "boot with systemd.unified_cgroup_hierarchy=1 for a pure cgroup v2 host");
+	else if (!info.v2_writable)
+		say(c->fix, sizeof(c->fix),
+		    "run inside a delegated cgroup, e.g. systemd-run --user --scope -p Delegate=yes corral ...");
+}
+
+static void check_backends(struct cr_probe *p)
+{
+	struct cr_check *c = add(p, "backend", CR_CHECK_OK, true, "linux");
+
+	say(c->detail, sizeof(c->detail),
+	    "native driver: linux; the macos, windows and wsl drivers are built only on their hosts");
+}
+
+int cr_ns_probe(struct cr_probe *ret)
+{
+	struct cr_probe p = {};
+
+	check_backends(&p);
+	check_userns(&p);
+	check_mount_api(&p);
+	check_landlock(&p);
+	check_seccomp(&p);
+	check_cgroup(&p);
+	*ret = p;
+	return 0;
+}

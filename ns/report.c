@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/* The "enforced" object of the JSON status for a Linux run. */
+#include <errno.h>
+#include <json-c/json.h>
+#include <sched.h>
+#include <string.h>
+
+#include "macro.h"
+#include "ns.h"
+
+static const unsigned long all_ns[] = {
+	CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWNET,
+	CLONE_NEWIPC,  CLONE_NEWUTS, CLONE_NEWCGROUP,
+};
+
+static int add(json_object *o, const char *key, json_object *v)
+{
+	if (!v || json_object_object_add(o, key, v) < 0) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static json_object *id_pair(uint32_t inside, uint32_t outside)
+{
+	json_object *o = json_object_new_object();
+
+	if (o && (add(o, "inside", json_object_new_int64(inside)) < 0 ||
+		  add(o, "outside", json_object_new_int64(outside)) < 0)) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+static json_object *paths_with(const struct cr_policy *p, enum cr_path_access access)
+{
+	json_object *a = json_object_new_array();
+
+	if (a && access == CR_PATH_RW &&
+	    json_object_array_add(a, json_object_new_string(p->workspace)) < 0)
+		goto fail;
+	for (size_t i = 0; a && i < p->n_paths; i++)
+		if (p->paths[i].access == access &&
+		    json_object_array_add(a, json_object_new_string(p->paths[i].path)) < 0)
+			goto fail;
+	return a;
+fail:
+	json_object_put(a);
+	return NULL;
+}
+
+static json_object *env_keys(char *const *env)
+{
+	json_object *a = json_object_new_array();
+
+	for (; a && env && *env; env++) {
+		size_t n = strcspn(*env, "=");
+
+		if (json_object_array_add(a, json_object_new_string_len(*env, (int)n)) < 0) {
+			json_object_put(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+static json_object *fd_list(const struct cr_policy *p)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < p->n_keep_fds; i++)
+		if (json_object_array_add(a, json_object_new_int(p->keep_fds[i])) < 0) {
+			json_object_put(a);
+			return NULL;
+		}
+	return a;
+}
+
+int cr_ns_report(const struct cr_run *run, json_object *o)
+{
+	const struct cr_policy *p = cr_ns_run_policy(run);
+	const struct cr_idmap *m = cr_ns_run_idmap(run);
+	unsigned long flags = cr_ns_run_clone_flags(run);
+	json_object *ns = json_object_new_array();
+	int r = 0;
+
+	for (size_t i = 0; ns && i < ELEMENTSOF(all_ns); i++)
+		if ((flags & all_ns[i]) &&
+		    json_object_array_add(ns, json_object_new_string(cr_ns_name(all_ns[i]))) < 0)
+			r = -ENOMEM;
+	r = r ?: add(o, "namespaces", ns);
+	r = r ?: add(o, "uid_map", id_pair(m->inside_uid, m->outside_uid));
+	r = r ?: add(o, "gid_map", id_pair(m->inside_gid, m->outside_gid));
+	r = r ?: add(o, "network", json_object_new_string(cr_net_mode_to_string(p->net)));
+	r = r ?: add(o, "loopback", json_object_new_boolean(p->net == CR_NET_NONE));
+	r = r ?: add(o, "root", json_object_new_string("tmpfs+pivot_root"));
+	r = r ?: add(o, "read_only", paths_with(p, CR_PATH_RO));
+	r = r ?: add(o, "writable", paths_with(p, CR_PATH_RW));
+	r = r ?: add(o, "hidden", paths_with(p, CR_PATH_HIDE));
+	r = r ?: add(o, "capabilities", json_object_new_string("none"));
+	r = r ?: add(o, "no_new_privs", json_object_new_boolean(true));
+	r = r ?: add(o, "new_session", json_object_new_boolean(true));
+	r = r ?: add(o, "environment", env_keys(p->env));
+	r = r ?: add(o, "kept_fds", fd_list(p));
+	r = r ?: add(o, "hostname", json_object_new_string(p->hostname));
+	return r;
+}

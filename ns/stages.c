@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/* The child's setup, as a table of stages run in order. Each returns 0 or -errno, and may say
+ * what it was doing in ctx->detail; the first failure is reported to the parent with the stage's
+ * name, and the child exits. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "linux-internal.h"
+#include "macro.h"
+#include "net.h"
+
+/* Where the new root is assembled. It is mounted over in the child's own mount namespace only, and
+ * every source is opened before, so nothing under the host's /tmp is hidden from the plan. */
+#define NEW_ROOT "/tmp"
+
+static const char *const stage_names[_CR_STAGE_MAX] = {
+	[CR_STAGE_SYNC] = "sync",
+	[CR_STAGE_MOUNT_NS] = "mount_namespace",
+	[CR_STAGE_OPEN_SOURCES] = "open_sources",
+	[CR_STAGE_CREDS] = "credentials",
+	[CR_STAGE_ROOT] = "new_root",
+	[CR_STAGE_MOUNTS] = "mounts",
+	[CR_STAGE_PIVOT_ROOT] = "pivot_root",
+	[CR_STAGE_REMOUNT_RO] = "remount_ro",
+	[CR_STAGE_LOOPBACK] = "loopback",
+	[CR_STAGE_HOSTNAME] = "hostname",
+	[CR_STAGE_CWD] = "cwd",
+	[CR_STAGE_CAPS] = "capabilities",
+	[CR_STAGE_NO_NEW_PRIVS] = "no_new_privs",
+	[CR_STAGE_FORK] = "fork",
+	[CR_STAGE_FDS] = "close_fds",
+	[CR_STAGE_EXEC] = "exec",
+	[CR_STAGE_CLONE] = "clone",
+	[CR_STAGE_UID_MAP] = "uid_map",
+};
+
+const char *cr_stage_to_string(enum cr_stage stage)
+{
+	return stage < _CR_STAGE_MAX ? stage_names[stage] : "unknown";
+}
+
+static int stage_sync(struct cr_child_ctx *ctx)
+{
+	char c;
+
+	/* If corral dies, so does the sandbox: pid 1 of the namespace takes everything with it. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		return negative_errno();
+	/* A new session without a controlling terminal: TIOCSTI cannot push keystrokes into the
+	 * caller's terminal, and terminal signals reach corral, which forwards them. */
+	if (setsid() < 0)
+		return negative_errno();
+	if (read(ctx->sync_fd, &c, 1) != 1)
+		_exit(CR_EXIT_SETUP_SILENT); /* the parent failed or died; it reports */
+	closep(&ctx->sync_fd);
+	return 0;
+}
+
+static int stage_mount_ns(struct cr_child_ctx *ctx)
+{
+	/* Nothing we mount propagates back to the host, nothing the host mounts later leaks in. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return negative_errno();
+	return 0;
+}
+
+static int stage_open_sources(struct cr_child_ctx *ctx)
+{
+	return cr_mounts_open_sources(ctx);
+}
+
+static int stage_creds(struct cr_child_ctx *ctx)
+{
+	/* Root's sandbox becomes the unprivileged host id now: files it creates, and every access
+	 * check from here on, are those of that id. Capabilities in the new namespace are kept
+	 * (uid 0 is not mapped, or maps to that same id), so setup can go on. */
+	if (setresgid(ctx->idmap.inside_gid, ctx->idmap.inside_gid, ctx->idmap.inside_gid) < 0)
+		return negative_errno();
+	if (setresuid(ctx->idmap.inside_uid, ctx->idmap.inside_uid, ctx->idmap.inside_uid) < 0)
+		return negative_errno();
+	return 0;
+}
+
+static int stage_root(struct cr_child_ctx *ctx)
+{
+	if (mount("tmpfs", NEW_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0) {
+		(void)snprintf(ctx->detail, sizeof(ctx->detail), "tmpfs on %s", NEW_ROOT);
+		return negative_errno();
+	}
+	return 0;
+}
+
+static int stage_mounts(struct cr_child_ctx *ctx)
+{
+	return cr_mounts_apply(ctx, NEW_ROOT);
+}
+
+static int stage_pivot(struct cr_child_ctx *ctx)
+{
+	return cr_mounts_pivot(NEW_ROOT);
+}
+
+static int stage_remount_ro(struct cr_child_ctx *ctx)
+{
+	return cr_mounts_seal(ctx);
+}
+
+static int stage_loopback(struct cr_child_ctx *ctx)
+{
+	if (ctx->policy->net != CR_NET_NONE)
+		return 0;
+	return cr_net_loopback_up();
+}
+
+static int stage_hostname(struct cr_child_ctx *ctx)
+{
+	if (sethostname(ctx->policy->hostname, strlen(ctx->policy->hostname)) < 0)
+		return negative_errno();
+	return 0;
+}
+
+static int stage_cwd(struct cr_child_ctx *ctx)
+{
+	if (chdir(ctx->policy->cwd) < 0) {
+		(void)snprintf(ctx->detail, sizeof(ctx->detail),
+			       "working directory %s does not exist in the sandbox", ctx->policy->cwd);
+		return negative_errno();
+	}
+	return 0;
+}
+
+static int stage_caps(struct cr_child_ctx *ctx)
+{
+	return cr_caps_drop_all();
+}
+
+static int stage_no_new_privs(struct cr_child_ctx *ctx)
+{
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return negative_errno();
+	return 0;
+}
+
+static const struct {
+	enum cr_stage id;
+	int (*run)(struct cr_child_ctx *ctx);
+} stages[] = {
+	{ CR_STAGE_SYNC, stage_sync },
+	{ CR_STAGE_MOUNT_NS, stage_mount_ns },
+	{ CR_STAGE_OPEN_SOURCES, stage_open_sources },
+	{ CR_STAGE_CREDS, stage_creds },
+	{ CR_STAGE_ROOT, stage_root },
+	{ CR_STAGE_MOUNTS, stage_mounts },
+	{ CR_STAGE_PIVOT_ROOT, stage_pivot },
+	{ CR_STAGE_REMOUNT_RO, stage_remount_ro },
+	{ CR_STAGE_LOOPBACK, stage_loopback },
+	{ CR_STAGE_HOSTNAME, stage_hostname },
+	{ CR_STAGE_CWD, stage_cwd },
+	{ CR_STAGE_CAPS, stage_caps },
+	{ CR_STAGE_NO_NEW_PRIVS, stage_no_new_privs },
+};
+
+int cr_stages_run(struct cr_child_ctx *ctx, enum cr_stage *ret_failed)
+{
+	for (size_t i = 0; i < ELEMENTSOF(stages); i++) {
+		int r;
+
+		ctx->detail[0] = '\0';
+		r = stages[i].run(ctx);
+		if (r < 0) {
+			*ret_failed = stages[i].id;
+			return r;
+		}
+	}
+	return 0;
+}
