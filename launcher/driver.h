@@ -55,7 +55,7 @@ enum cr_outcome_kind {
 struct cr_setup_error {
 	char stage[32];	   /* which step failed, e.g. "uid_map", "pivot_root", "exec" */
 	int err;	   /* positive errno */
-	char message[256]; /* a sentence with the context */
+	char message[512]; /* a sentence with the context */
 };
 
 struct cr_outcome {

@@ -140,6 +140,10 @@ static int build_paths(const struct cr_run_options *o, struct cr_policy *p, char
 			return fail(msg, size, -EINVAL,
 				    "%s /: the root itself cannot be bound or hidden; name the directories the command needs",
 				    opt);
+		if (strcmp(path, p->workspace) == 0 && o->paths[i].access != CR_PATH_RW)
+			return fail(msg, size, -EINVAL,
+				    "%s '%s' conflicts with --workspace, which is that directory", opt,
+				    path);
 		for (size_t j = 0; j + 1 < p->n_paths; j++)
 			if (strcmp(p->paths[j].path, path) == 0 &&
 			    p->paths[j].access != o->paths[i].access)

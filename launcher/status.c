@@ -96,10 +96,13 @@ json_object *cr_status_build(const struct cr_status *s)
 	int sig = s->outcome && s->outcome->kind == CR_OUTCOME_SIGNALED ? s->outcome->status : 0;
 	const char *signame = sig ? cr_signal_name(sig) : NULL;
 	json_object *o = json_object_new_object();
+	char duration[32];
 	int r = 0;
 
 	if (!o)
 		return NULL;
+	/* Microsecond resolution is what the clock gives; more digits would be noise. */
+	(void)snprintf(duration, sizeof(duration), "%.3f", s->duration_ms);
 	r |= json_object_object_add(o, "version", json_object_new_int(CR_STATUS_VERSION));
 	r |= json_object_object_add(o, "corral_version", json_object_new_string(CR_VERSION));
 	r |= json_object_object_add(o, "driver", json_object_new_string(s->driver));
@@ -110,7 +113,8 @@ json_object *cr_status_build(const struct cr_status *s)
 	r |= json_object_object_add(o, "signal_name",
 				    signame ? json_object_new_string(signame) : NULL);
 	r |= json_object_object_add(o, "timed_out", json_object_new_boolean(s->timed_out));
-	r |= json_object_object_add(o, "duration_ms", json_object_new_double(s->duration_ms));
+	r |= json_object_object_add(o, "duration_ms",
+				    json_object_new_double_s(s->duration_ms, duration));
 	r |= json_object_object_add(o, "enforced",
 				    s->enforced ? json_object_get(s->enforced) : NULL);
 	r |= json_object_object_add(o, "error", s->error ? error_object(s->error) : NULL);

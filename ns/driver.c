@@ -179,12 +179,6 @@ static void block_signals(struct cr_run *run, sigset_t *set)
 	run->mask_saved = true;
 }
 
-static const char *userns_hint(int err)
-{
-	if (err == EPERM || err == ENOSPC || err == EACCES)
-		return " (user namespaces are restricted on this host; run 'corral doctor' for the fix)";
-	return "";
-}
 
 static int start_child(struct cr_run *run, int *sync_w)
 {
@@ -212,10 +206,14 @@ static int start_child(struct cr_run *run, int *sync_w)
 	*sync_w = sync_pipe[1];
 	if (pid < 0) {
 		int r = negative_errno();
+		char fix[256] = "";
 
 		closep(sync_w);
-		set_error(&run->error, CR_STAGE_CLONE, -r, "cannot create the namespaces: %s%s",
-			  strerror(-r), userns_hint(-r));
+		if (r == -EPERM || r == -ENOSPC || r == -EACCES || r == -EINVAL)
+			cr_ns_userns_fix(fix, sizeof(fix));
+		set_error(&run->error, CR_STAGE_CLONE, -r,
+			  "cannot create the namespaces: %s%s%s; 'corral doctor' checks this host",
+			  strerror(-r), fix[0] ? "; fix: " : "", fix);
 		run->have_error = true;
 		return r;
 	}
@@ -404,7 +402,7 @@ const struct cr_driver *cr_driver_native(void)
 	return &linux_driver;
 }
 
-/* For ns/report.c, which sits in this file's shadow: read-only access to the run. */
+/* Read-only access to the run for ns/report.c. */
 const struct cr_policy *cr_ns_run_policy(const struct cr_run *run)
 {
 	return run->policy;
@@ -418,6 +416,11 @@ const struct cr_idmap *cr_ns_run_idmap(const struct cr_run *run)
 unsigned long cr_ns_run_clone_flags(const struct cr_run *run)
 {
 	return run->clone_flags;
+}
+
+const struct cr_mount_plan *cr_ns_run_plan(const struct cr_run *run)
+{
+	return &run->ctx.plan;
 }
 
 const char *cr_ns_name(unsigned long flag)

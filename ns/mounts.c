@@ -60,12 +60,27 @@ int cr_mounts_open_sources(struct cr_child_ctx *ctx)
 	return 0;
 }
 
-/* Walk @path below @root_fd, creating missing directories (and, with @file, the last component
- * as an empty file), refusing symlinks at every step. Returns an O_PATH descriptor of the end. */
+/* Create the missing component @comp in @dir: an empty file or a directory. */
+static int create_component(int dir, const char *comp, bool file)
+{
+	int fd;
+
+	if (!file)
+		return mkdirat(dir, comp, 0755) < 0 && errno != EEXIST ? negative_errno() : 0;
+	fd = openat(dir, comp, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return errno == EEXIST ? 0 : negative_errno();
+	(void)close(fd);
+	return 0;
+}
+
+/* Walk @path below @root_fd, refusing symlinks at every step, and (with @create) making missing
+ * directories, or with @file the last component as an empty file. Returns an O_PATH descriptor. */
 static int walk(int root_fd, const char *path, bool create, bool file)
 {
 	_cleanup_close_ int fd = -EBADF;
 	char buf[PATH_MAX], *comp, *save = NULL;
+	struct stat st;
 
 	if (strlen(path) >= sizeof(buf))
 		return -ENAMETOOLONG;
@@ -74,25 +89,25 @@ static int walk(int root_fd, const char *path, bool create, bool file)
 	if (fd < 0)
 		return negative_errno();
 	for (comp = strtok_r(buf, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
-		bool last = !save || !*save;
-		int next;
+		bool leaf = (!save || !*save) && file;
+		int flags = O_PATH | O_NOFOLLOW | O_CLOEXEC | (leaf ? 0 : O_DIRECTORY);
+		int next, r;
 
-		if (create && last && file) {
-			next = openat(fd, comp, O_CREAT | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
-			if (next >= 0)
-				(void)close(next);
-			else if (errno != EEXIST && errno != EROFS && errno != EISDIR)
-				return negative_errno();
-		} else if (create && mkdirat(fd, comp, 0755) < 0 && errno != EEXIST &&
-			   errno != EROFS) {
-			return negative_errno();
+		next = openat(fd, comp, flags);
+		if (next < 0 && errno == ENOENT && create) {
+			r = create_component(fd, comp, leaf);
+			if (r < 0)
+				return r;
+			next = openat(fd, comp, flags);
 		}
-		next = openat(fd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC | (last && file ? 0 : O_DIRECTORY));
 		if (next < 0)
 			return negative_errno();
 		closep(&fd);
 		fd = next;
 	}
+	/* O_PATH|O_NOFOLLOW opens a symlink itself rather than failing: refuse it here. */
+	if (file && (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode)))
+		return -ELOOP;
 	return TAKE_FD(fd);
 }
 

@@ -12,6 +12,9 @@ unsigned long cr_ns_clone_flags(enum cr_net_mode net);
 /* "user", "mount", ... for one CLONE_NEW* flag; NULL for anything else. */
 const char *cr_ns_name(unsigned long flag);
 
+/* One sentence on how to allow user namespaces on this host (which sysctl or AppArmor knob). */
+void cr_ns_userns_fix(char *buf, size_t size);
+
 /* What this host can enforce (driver.probe). */
 int cr_ns_probe(struct cr_probe *ret);
 /* What a run enforced, as JSON (driver.report). */
@@ -20,3 +23,4 @@ int cr_ns_report(const struct cr_run *run, struct json_object *enforced);
 const struct cr_policy *cr_ns_run_policy(const struct cr_run *run);
 const struct cr_idmap *cr_ns_run_idmap(const struct cr_run *run);
 unsigned long cr_ns_run_clone_flags(const struct cr_run *run);
+const struct cr_mount_plan *cr_ns_run_plan(const struct cr_run *run);

@@ -101,16 +101,21 @@ static void check_userns(struct cr_probe *p)
 		return;
 	}
 	say(c->detail, sizeof(c->detail), "clone(CLONE_NEWUSER|...) failed: %s", strerror(err));
+	cr_ns_userns_fix(c->fix, sizeof(c->fix));
+}
+
+void cr_ns_userns_fix(char *buf, size_t size)
+{
 	if (read_int("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
-		say(c->fix, sizeof(c->fix),
+		say(buf, size,
 		    "AppArmor restricts unprivileged user namespaces (Ubuntu 23.10+): add an AppArmor profile for corral with 'userns,' or set sysctl kernel.apparmor_restrict_unprivileged_userns=0");
 	else if (read_int("/proc/sys/kernel/unprivileged_userns_clone") == 0)
-		say(c->fix, sizeof(c->fix), "set sysctl kernel.unprivileged_userns_clone=1");
+		say(buf, size, "set sysctl kernel.unprivileged_userns_clone=1");
 	else if (read_int("/proc/sys/user/max_user_namespaces") == 0)
-		say(c->fix, sizeof(c->fix), "set sysctl user.max_user_namespaces=15000 (it is 0)");
+		say(buf, size, "set sysctl user.max_user_namespaces=15000 (it is 0)");
 	else
-		say(c->fix, sizeof(c->fix),
-		    "the kernel or a container runtime (seccomp profile) forbids namespaces; run on the host, or allow unshare/clone in the container");
+		say(buf, size,
+		    "the kernel or a container runtime (its seccomp profile) forbids namespaces: run on the host, or allow clone/unshare in the container");
 }
 
 static void check_mount_api(struct cr_probe *p)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "macro.h"
+#include "mount-plan.h"
 #include "ns.h"
 
 static const unsigned long all_ns[] = {
@@ -34,21 +35,41 @@ static json_object *id_pair(uint32_t inside, uint32_t outside)
 	return o;
 }
 
-static json_object *paths_with(const struct cr_policy *p, enum cr_path_access access)
+/* Host paths the plan shows read-only, writable, or hides; or the sandbox's private tmpfs mounts.
+ * Taken from the plan the child carried out, not from the options, so the report cannot drift
+ * from what was mounted. */
+enum plan_class { SHOWN_RO, SHOWN_RW, HIDDEN, PRIVATE };
+
+static bool in_class(const struct cr_mount_op *op, enum plan_class c)
+{
+	bool w = op->flags & CR_MNT_WRITABLE;
+
+	switch (c) {
+	case SHOWN_RO:
+		return op->kind == CR_MOUNT_BIND && !w;
+	case SHOWN_RW:
+		return op->kind == CR_MOUNT_BIND && w;
+	case HIDDEN:
+		return op->kind == CR_MOUNT_NULL || (op->kind == CR_MOUNT_TMPFS && !w &&
+						     strcmp(op->dst, "/dev") != 0);
+	case PRIVATE:
+		return op->kind == CR_MOUNT_TMPFS && w && strncmp(op->dst, "/dev/", 5) != 0;
+	default:
+		return false;
+	}
+}
+
+static json_object *plan_paths(const struct cr_mount_plan *plan, enum plan_class c)
 {
 	json_object *a = json_object_new_array();
 
-	if (a && access == CR_PATH_RW &&
-	    json_object_array_add(a, json_object_new_string(p->workspace)) < 0)
-		goto fail;
-	for (size_t i = 0; a && i < p->n_paths; i++)
-		if (p->paths[i].access == access &&
-		    json_object_array_add(a, json_object_new_string(p->paths[i].path)) < 0)
-			goto fail;
+	for (size_t i = 0; a && i < plan->n_ops; i++)
+		if (in_class(&plan->ops[i], c) &&
+		    json_object_array_add(a, json_object_new_string(plan->ops[i].dst)) < 0) {
+			json_object_put(a);
+			return NULL;
+		}
 	return a;
-fail:
-	json_object_put(a);
-	return NULL;
 }
 
 static json_object *env_keys(char *const *env)
@@ -82,6 +103,7 @@ int cr_ns_report(const struct cr_run *run, json_object *o)
 {
 	const struct cr_policy *p = cr_ns_run_policy(run);
 	const struct cr_idmap *m = cr_ns_run_idmap(run);
+	const struct cr_mount_plan *plan = cr_ns_run_plan(run);
 	unsigned long flags = cr_ns_run_clone_flags(run);
 	json_object *ns = json_object_new_array();
 	int r = 0;
@@ -96,9 +118,10 @@ int cr_ns_report(const struct cr_run *run, json_object *o)
 	r = r ?: add(o, "network", json_object_new_string(cr_net_mode_to_string(p->net)));
 	r = r ?: add(o, "loopback", json_object_new_boolean(p->net == CR_NET_NONE));
 	r = r ?: add(o, "root", json_object_new_string("tmpfs+pivot_root"));
-	r = r ?: add(o, "read_only", paths_with(p, CR_PATH_RO));
-	r = r ?: add(o, "writable", paths_with(p, CR_PATH_RW));
-	r = r ?: add(o, "hidden", paths_with(p, CR_PATH_HIDE));
+	r = r ?: add(o, "read_only", plan_paths(plan, SHOWN_RO));
+	r = r ?: add(o, "writable", plan_paths(plan, SHOWN_RW));
+	r = r ?: add(o, "hidden", plan_paths(plan, HIDDEN));
+	r = r ?: add(o, "private", plan_paths(plan, PRIVATE));
 	r = r ?: add(o, "capabilities", json_object_new_string("none"));
 	r = r ?: add(o, "no_new_privs", json_object_new_boolean(true));
 	r = r ?: add(o, "new_session", json_object_new_boolean(true));

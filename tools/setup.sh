@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Set up corral on Debian 12, as root or as a user with sudo: install what is missing, build, and
+#   tools/setup.sh demo   run a command in a sandbox and show what it may and may not do
+#   tools/setup.sh test   run the whole test suite (unit + integration, plain and ASan/UBSan builds)
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+mode=${1:-}
+case $mode in
+demo | test) ;;
+*)
+	echo "usage: tools/setup.sh demo|test" >&2
+	exit 2
+	;;
+esac
+
+sudo=
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null || { echo "setup: not root and no sudo: install sudo or run as root" >&2; exit 1; }
+	sudo=sudo
+fi
+
+# Build: compiler, meson, the libraries corral links, scdoc for the man page.
+# Tests: cmocka, util-linux (setpriv, script), procps (pgrep), python3 (JSON checks), iproute2.
+packages=(gcc meson ninja-build pkg-config libmnl-dev libseccomp-dev libcap-ng-dev libinih-dev
+	libbsd-dev libjson-c-dev scdoc libcmocka-dev util-linux procps python3 iproute2)
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "setup: installing ${missing[*]}"
+	$sudo apt-get update -qq
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+[ -f build/build.ninja ] || meson setup build >/dev/null
+ninja -C build
+
+if [ "$mode" = demo ]; then
+	# A fresh workspace the sandbox may write. When root starts corral, the sandbox runs as the
+	# unprivileged uid 65534, so that is who must own it.
+	ws=$(mktemp -d)
+	trap 'rm -rf "$ws"' EXIT
+	[ "$(id -u)" -ne 0 ] || chown 65534:65534 "$ws"
+	cd "$ws"
+	echo "+ corral run -- sh -c 'id; ls /; touch /etc/x; touch ./in-workspace'"
+	"$OLDPWD/build/corral" run -- sh -c '
+		echo "id:        $(id)"
+		echo "ls /:      $(ls / | tr "\n" " ")"
+		if touch /etc/x 2>/dev/null; then echo "/etc/x:    WRITTEN (unexpected)"; else echo "/etc/x:    refused (read-only system)"; fi
+		if touch ./in-workspace; then echo "workspace: written ($PWD)"; fi
+		echo "network:   $(sed -n "3,\$p" /proc/net/dev | cut -d: -f1 | tr -d " " | tr "\n" " ")(interfaces)"'
+	exit $?
+fi
+
+# test: every suite on the normal build, then on an AddressSanitizer + UndefinedBehaviorSanitizer
+# build (leak checks on for unit tests; integration runs the launcher in forked children, where
+# leak reports would only repeat the parent's).
+summary() { # meson's own per-test counts from its log
+	python3 - "$1/meson-logs/testlog.json" <<'PY'
+import json, sys
+p = f = s = 0
+for line in open(sys.argv[1]):
+    r = json.loads(line)["result"]
+    if r in ("OK", "EXPECTEDFAIL"): p += 1
+    elif r == "SKIP": s += 1
+    else: f += 1
+print(p, f, s)
+PY
+}
+
+rc=0
+meson test -C build --print-errorlogs || rc=1
+read -r p1 f1 s1 < <(summary build)
+
+[ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
+ninja -C build-asan
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+meson test -C build-asan --suite unit --print-errorlogs || rc=1
+read -r p2 f2 s2 < <(summary build-asan)
+ASAN_OPTIONS=detect_leaks=0 meson test -C build-asan --suite integration --print-errorlogs || rc=1
+read -r p3 f3 s3 < <(summary build-asan)
+
+echo
+echo "build: $p1 passed, $f1 failed, $s1 skipped"
+echo "asan-unit: $p2 passed, $f2 failed, $s2 skipped"
+echo "asan-integration: $p3 passed, $f3 failed, $s3 skipped"
+echo "corral: $((p1 + p2 + p3)) passed, $((f1 + f2 + f3)) failed, $((s1 + s2 + s3)) skipped"
+exit $rc
