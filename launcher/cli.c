@@ -263,8 +263,10 @@ int cr_cli_parse_run(int argc, char **argv, struct cr_run_options *ret_opts, cha
 	optind = 0; /* full reinitialisation, so the parser can run more than once (tests) */
 	while ((c = getopt_long(argc, argv, "+:w:vh", run_options, NULL)) != -1) {
 		if (c == '?' || c == ':') {
-			const char *what = optopt ? NULL : argv[optind - 1];
-			char shortopt[3] = { '-', (char)optopt, 0 };
+			/* A long option or a missing argument: argv names it; else a short option. */
+			bool short_unknown = c == '?' && optopt > 0 && optopt < 0x100;
+			const char *what = short_unknown ? NULL : argv[optind - 1];
+			char shortopt[3] = { '-', short_unknown ? (char)optopt : '?', 0 };
 
 			r = fail(msg, size, "%s '%s'%s",
 				 c == '?' ? "unknown option" : "missing argument for",

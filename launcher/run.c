@@ -156,12 +156,14 @@ static int parse(int argc, char **argv, struct cr_run_options *o, struct cr_poli
 		}
 		for (size_t i = 0; i < o->n_keep_fds; i++)
 			if (o->keep_fds[i] == *status_fd) {
-				cr_log_error("--keep-fd %d: that descriptor receives the JSON status",
-					     *status_fd);
-				return -EINVAL;
+				(void)snprintf(msg, sizeof(msg),
+					       "--keep-fd %d: that descriptor receives the JSON status",
+					       *status_fd);
+				r = -EINVAL;
 			}
 	}
-	r = cr_policy_build(o, environ, geteuid() == 0, p, msg, sizeof(msg));
+	if (r >= 0)
+		r = cr_policy_build(o, environ, geteuid() == 0, p, msg, sizeof(msg));
 	if (r < 0) {
 		cr_log_error("%s", msg);
 		s->have_error = true;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,6 +40,15 @@ static int cmp_int(const void *a, const void *b)
 	int x = *(const int *)a, y = *(const int *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+static int close_all_but(int fd)
+{
+	if (fd > 3 && syscall(SYS_close_range, 3, fd - 1, 0) < 0)
+		return negative_errno();
+	if (syscall(SYS_close_range, fd + 1, ~0u, 0) < 0)
+		return negative_errno();
+	return 0;
 }
 
 /* Close every descriptor above 2 but the report pipe and the ones the policy passes through. */
@@ -144,6 +154,13 @@ _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 	}
 	for (size_t i = 0; i < ELEMENTSOF(forwarded); i++)
 		(void)sigaction(forwarded[i], &sa, NULL);
+	/* The command runs as the same uid as this process: without this it could read our
+	 * descriptors through /proc/1/fd, or write forged reports into the pipe. The command gets
+	 * its own dumpable flag back at execve. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+		report_error(ctx, CR_STAGE_FORK, negative_errno());
+		_exit(CR_EXIT_SETUP_SILENT);
+	}
 
 	cmd = fork();
 	if (cmd < 0) {
@@ -152,6 +169,8 @@ _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 	}
 	if (cmd == 0)
 		command_main(ctx);
+	/* pid 1 needs nothing of what corral was started with but the report pipe. */
+	(void)close_all_but(ctx->msg_fd);
 
 	/* The parent blocked these before clone so none is lost; they are handled from now on. */
 	(void)sigemptyset(&set);

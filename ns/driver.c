@@ -33,6 +33,7 @@ struct cr_run {
 	pid_t pid;
 	int msg_fd;
 	int sig_fd;
+	int sync_w; /* held open while the sandbox lives: its pid 1 sees POLLHUP if corral dies */
 	sigset_t old_mask;
 	bool mask_saved;
 	bool reaped;
@@ -146,6 +147,7 @@ static int linux_prepare(const struct cr_policy *p, struct cr_run **ret,
 		.pid = -1,
 		.msg_fd = -EBADF,
 		.sig_fd = -EBADF,
+		.sync_w = -EBADF,
 		.ctx = { .policy = p, .sync_fd = -EBADF, .msg_fd = -EBADF },
 	};
 	cr_idmap_compute(getuid(), getgid(), p->map_root, p->uid, p->gid, &run->ctx.idmap);
@@ -153,6 +155,13 @@ static int linux_prepare(const struct cr_policy *p, struct cr_run **ret,
 	if (r < 0)
 		return r;
 	warn_unwritable_workspace(p, &run->ctx.idmap);
+	for (size_t i = 0; i < run->ctx.plan.n_ops; i++) {
+		const struct cr_mount_op *op = &run->ctx.plan.ops[i];
+
+		cr_debug("mount plan: %-7s %s%s%s%s", cr_mount_kind_to_string(op->kind), op->dst,
+			 op->src ? " <- " : "", op->src ?: "",
+			 op->flags & CR_MNT_WRITABLE ? " (writable)" : "");
+	}
 	*ret = TAKE_PTR(run);
 	return 0;
 }
@@ -223,7 +232,6 @@ static int start_child(struct cr_run *run, int *sync_w)
 
 static int linux_spawn(struct cr_run *run)
 {
-	_cleanup_close_ int sync_w = -EBADF;
 	const char *file = "uid_map";
 	sigset_t set;
 	int r;
@@ -236,7 +244,7 @@ static int linux_spawn(struct cr_run *run)
 	 * where setgroups is denied and they could never be dropped. */
 	if (getuid() == 0 && setgroups(0, NULL) < 0)
 		return negative_errno();
-	r = start_child(run, &sync_w);
+	r = start_child(run, &run->sync_w);
 	if (r < 0)
 		return r;
 	r = cr_idmap_write(run->pid, &run->ctx.idmap, &file);
@@ -247,7 +255,7 @@ static int linux_spawn(struct cr_run *run)
 		(void)kill(run->pid, SIGKILL);
 		return r;
 	}
-	if (write(sync_w, "1", 1) != 1)
+	if (write(run->sync_w, "1", 1) != 1)
 		return negative_errno();
 	return 0;
 }
@@ -333,6 +341,10 @@ static int linux_wait(struct cr_run *run, int64_t timeout_ms, struct cr_outcome 
 {
 	int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
 
+	if (run->pid < 0 && run->have_error) { /* clone itself failed */
+		fill_outcome(run, ret);
+		return 0;
+	}
 	if (run->pid < 0)
 		return -ECHILD;
 	while (!run->reaped || !run->msg_eof) {
@@ -379,6 +391,7 @@ static struct cr_run *linux_run_free(struct cr_run *run)
 	}
 	closep(&run->msg_fd);
 	closep(&run->sig_fd);
+	closep(&run->sync_w);
 	if (run->mask_saved)
 		(void)sigprocmask(SIG_SETMASK, &run->old_mask, NULL);
 	cr_mount_plan_done(&run->ctx.plan);

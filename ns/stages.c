@@ -3,6 +3,7 @@
  * what it was doing in ctx->detail; the first failure is reported to the parent with the stage's
  * name, and the child exits. */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "caps.h"
 #include "linux-internal.h"
+#include "log.h"
 #include "macro.h"
 #include "net.h"
 
@@ -58,7 +60,6 @@ static int stage_sync(struct cr_child_ctx *ctx)
 		return negative_errno();
 	if (read(ctx->sync_fd, &c, 1) != 1)
 		_exit(CR_EXIT_SETUP_SILENT); /* the parent failed or died; it reports */
-	closep(&ctx->sync_fd);
 	return 0;
 }
 
@@ -84,6 +85,17 @@ static int stage_creds(struct cr_child_ctx *ctx)
 		return negative_errno();
 	if (setresuid(ctx->idmap.inside_uid, ctx->idmap.inside_uid, ctx->idmap.inside_uid) < 0)
 		return negative_errno();
+	/* A change of ids clears the parent-death signal: set it again, then make sure corral did
+	 * not die in between (it holds the sync pipe's write end open for the sandbox's life). */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		return negative_errno();
+	if (poll(&(struct pollfd){ .fd = ctx->sync_fd, .events = POLLIN }, 1, 0) > 0) {
+		char c;
+
+		if (read(ctx->sync_fd, &c, 1) <= 0)
+			_exit(CR_EXIT_SETUP_SILENT);
+	}
+	closep(&ctx->sync_fd);
 	return 0;
 }
 
@@ -172,6 +184,7 @@ int cr_stages_run(struct cr_child_ctx *ctx, enum cr_stage *ret_failed)
 		int r;
 
 		ctx->detail[0] = '\0';
+		cr_debug("sandbox setup: %s", cr_stage_to_string(stages[i].id));
 		r = stages[i].run(ctx);
 		if (r < 0) {
 			*ret_failed = stages[i].id;
