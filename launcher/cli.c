@@ -138,7 +138,7 @@ int cr_parse_seconds(const char *s, uint64_t *ret_ms)
 	if (!s || *s < '0' || *s > '9')
 		return -EINVAL;
 	for (; *p >= '0' && *p <= '9'; p++) {
-		if (whole > UINT64_MAX / 10000)
+		if (whole > (UINT64_MAX - 9) / 10)
 			return -ERANGE;
 		whole = whole * 10 + (uint64_t)(*p - '0');
 	}
@@ -153,6 +153,8 @@ int cr_parse_seconds(const char *s, uint64_t *ret_ms)
 	}
 	if (*p != '\0')
 		return -EINVAL;
+	if (whole > UINT64_MAX / 1000 || whole * 1000 > UINT64_MAX - frac)
+		return -ERANGE;
 	*ret_ms = whole * 1000 + frac;
 	return 0;
 }
@@ -228,12 +230,17 @@ static int parse_one(int c, const char *arg, struct cr_run_options *o, char *msg
 		fd = (int)v;
 		return push(&o->keep_fds, &o->n_keep_fds, sizeof(fd), &fd);
 	case OPT_TIMEOUT:
-		if (cr_parse_seconds(arg, &o->timeout_ms) < 0 || o->timeout_ms == 0)
-			return fail(msg, size, "--timeout: '%s' is not a positive number of seconds", arg);
+		if (cr_parse_seconds(arg, &o->timeout_ms) < 0 || o->timeout_ms == 0 ||
+		    o->timeout_ms > CR_MAX_WAIT_MS)
+			return fail(msg, size,
+				    "--timeout: '%s' is not a number of seconds between 0.001 and %llu",
+				    arg, CR_MAX_WAIT_MS / 1000);
 		return 0;
 	case OPT_KILL_AFTER:
-		if (cr_parse_seconds(arg, &o->kill_after_ms) < 0)
-			return fail(msg, size, "--kill-after: '%s' is not a number of seconds", arg);
+		if (cr_parse_seconds(arg, &o->kill_after_ms) < 0 || o->kill_after_ms > CR_MAX_WAIT_MS)
+			return fail(msg, size,
+				    "--kill-after: '%s' is not a number of seconds between 0 and %llu",
+				    arg, CR_MAX_WAIT_MS / 1000);
 		return 0;
 	case OPT_JSON_STATUS:
 		o->json_status = arg;
@@ -261,16 +268,20 @@ int cr_cli_parse_run(int argc, char **argv, struct cr_run_options *ret_opts, cha
 
 	opterr = 0;
 	optind = 0; /* full reinitialisation, so the parser can run more than once (tests) */
-	while ((c = getopt_long(argc, argv, "+:w:vh", run_options, NULL)) != -1) {
+	for (int prev = 1; (c = getopt_long(argc, argv, "+:w:vh", run_options, NULL)) != -1;
+	     prev = optind) {
 		if (c == '?' || c == ':') {
-			/* A long option or a missing argument: argv names it; else a short option. */
-			bool short_unknown = c == '?' && optopt > 0 && optopt < 0x100;
-			const char *what = short_unknown ? NULL : argv[optind - 1];
-			char shortopt[3] = { '-', short_unknown ? (char)optopt : '?', 0 };
+			/* A long option always stands alone in its argv element (up to any '=');
+			 * a short one is named by optopt, also when it came in a cluster. */
+			const char *elem = argv[prev];
+			char name[64];
 
+			if (strncmp(elem, "--", 2) == 0)
+				(void)snprintf(name, sizeof(name), "%.*s", (int)strcspn(elem, "="), elem);
+			else
+				(void)snprintf(name, sizeof(name), "-%c", optopt);
 			r = fail(msg, size, "%s '%s'%s",
-				 c == '?' ? "unknown option" : "missing argument for",
-				 what ? what : shortopt,
+				 c == '?' ? "unknown option" : "missing argument for", name,
 				 c == '?' ? " (see corral run --help)" : "");
 			goto fail;
 		}

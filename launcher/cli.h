@@ -41,13 +41,16 @@ struct cr_run_options {
 #define CR_DEFAULT_SANDBOX_ID	     65534u
 #define CR_DEFAULT_KILL_AFTER_MS     2000u
 #define CR_DEFAULT_HOSTNAME	     "corral"
+/* Longest --timeout / --kill-after: a year. Keeps every deadline far from integer overflow. */
+#define CR_MAX_WAIT_MS		     (366ull * 24 * 3600 * 1000)
 
 /* Parse `corral run` options; argv[0] is "run". Returns 0, or -EINVAL with a one-line reason in
  * @msg. ret_opts is filled only on success; free it with cr_run_options_done(). */
 int cr_cli_parse_run(int argc, char **argv, struct cr_run_options *ret_opts, char *msg, size_t msg_size);
 void cr_run_options_done(struct cr_run_options *opts);
 
-/* "1.5" -> 1500. Seconds as a non-negative decimal with up to 3 fraction digits. 0 or -EINVAL. */
+/* "1.5" -> 1500. Seconds as a non-negative decimal; fraction digits past the third are ignored.
+ * 0, -EINVAL, or -ERANGE past UINT64_MAX milliseconds. */
 int cr_parse_seconds(const char *s, uint64_t *ret_ms);
 /* A whole number in [min, max]. 0 or -EINVAL / -ERANGE. */
 int cr_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *ret);

@@ -5,8 +5,8 @@
 #include <stdbool.h>
 
 /* Is @path usable as a sandbox path: non-empty, no newline or other control character that would
- * corrupt mount tables and logs, at most PATH_MAX bytes, and absolute if @need_absolute?
- * 0 or -EINVAL. (A C string cannot hold NUL; callers reading lengths check that themselves.) */
+ * corrupt mount tables and logs, shorter than PATH_MAX bytes, and absolute if @need_absolute?
+ * 0, -EINVAL, or -ENAMETOOLONG. (A C string cannot hold NUL; callers reading lengths check that themselves.) */
 int cr_path_check(const char *path, bool need_absolute);
 
 /* Resolve symlinks, "." and ".." against the current directory. 0 or -errno (-ENOENT, ...). */

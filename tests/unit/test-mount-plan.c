@@ -1,0 +1,749 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests for ns/mount-plan.c against fake hosts described by struct cr_host_view. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ns/mount-plan.h"
+#include "policy.h"
+
+/* ---- a fake host: a table of paths, each a directory, a file or a symlink ---- */
+
+enum fake_type {
+	FAKE_DIR,
+	FAKE_FILE,
+	FAKE_LINK,
+};
+
+struct fake_entry {
+	const char *path;
+	enum fake_type type;
+	const char *target; /* FAKE_LINK */
+};
+
+static const struct fake_entry *fake_host; /* terminated by { NULL } */
+
+static const struct fake_entry *fake_find(const char *path)
+{
+	for (const struct fake_entry *e = fake_host; e && e->path; e++)
+		if (strcmp(e->path, path) == 0)
+			return e;
+	return NULL;
+}
+
+static int fake_readlink(const char *path, char **ret_target)
+{
+	const struct fake_entry *e = fake_find(path);
+
+	if (!e)
+		return -ENOENT;
+	if (e->type != FAKE_LINK)
+		return -EINVAL;
+	*ret_target = strdup(e->target);
+	return *ret_target ? 0 : -ENOMEM;
+}
+
+static bool fake_exists(const char *path)
+{
+	return fake_find(path) != NULL;
+}
+
+static bool fake_is_dir(const char *path)
+{
+	const struct fake_entry *e = fake_find(path);
+
+	return e && e->type == FAKE_DIR; /* the plan only asks about canonical paths */
+}
+
+static const struct cr_host_view fake_view = {
+	.readlink = fake_readlink,
+	.exists = fake_exists,
+	.is_dir = fake_is_dir,
+};
+
+/* Debian 12: merged /usr, no /lib32, /libx32 or /opt. */
+static const struct fake_entry merged_host[] = {
+	{ "/usr", FAKE_DIR, NULL },
+	{ "/bin", FAKE_LINK, "usr/bin" },
+	{ "/sbin", FAKE_LINK, "usr/sbin" },
+	{ "/lib", FAKE_LINK, "usr/lib" },
+	{ "/lib64", FAKE_LINK, "usr/lib64" },
+	{ "/etc", FAKE_DIR, NULL },
+	{ "/etc/passwd", FAKE_FILE, NULL },
+	{ "/home", FAKE_DIR, NULL },
+	{ "/home/u", FAKE_DIR, NULL },
+	{ "/home/u/proj", FAKE_DIR, NULL },
+	{ "/home/u/.ssh", FAKE_DIR, NULL },
+	{ "/home/u/.netrc", FAKE_FILE, NULL },
+	{ "/srv", FAKE_DIR, NULL },
+	{ "/srv/ws", FAKE_DIR, NULL },
+	{ "/srv/ws/secret.txt", FAKE_FILE, NULL },
+	{ "/srv/ws/cache", FAKE_DIR, NULL },
+	{ "/srv/ab", FAKE_DIR, NULL },
+	{ "/data", FAKE_DIR, NULL },
+	{ "/data/a", FAKE_DIR, NULL },
+	{ "/data/a/b", FAKE_DIR, NULL },
+	{ "/data/a/b/c", FAKE_DIR, NULL },
+	{ "/data/z", FAKE_DIR, NULL },
+	{ "/data/m", FAKE_DIR, NULL },
+	{ "/x", FAKE_DIR, NULL },
+	{ "/x/y", FAKE_DIR, NULL },
+	{ "/proc", FAKE_DIR, NULL },
+	{ "/dev", FAKE_DIR, NULL },
+	{ "/tmp", FAKE_DIR, NULL },
+	{ NULL, 0, NULL },
+};
+
+/* An older layout: every system directory is real, /opt too, and no /usr merge. */
+static const struct fake_entry split_host[] = {
+	{ "/usr", FAKE_DIR, NULL },	 { "/bin", FAKE_DIR, NULL },   { "/sbin", FAKE_DIR, NULL },
+	{ "/lib", FAKE_DIR, NULL },	 { "/lib32", FAKE_DIR, NULL }, { "/lib64", FAKE_DIR, NULL },
+	{ "/libx32", FAKE_DIR, NULL }, { "/etc", FAKE_DIR, NULL },   { "/opt", FAKE_DIR, NULL },
+	{ "/srv", FAKE_DIR, NULL },	 { "/srv/ws", FAKE_DIR, NULL }, { NULL, 0, NULL },
+};
+
+/* ---- helpers ---- */
+
+static struct cr_policy make_policy(const char *workspace, const char *home,
+				    struct cr_path_rule *paths, size_t n_paths)
+{
+	return (struct cr_policy){
+		.workspace = (char *)workspace,
+		.cwd = (char *)workspace,
+		.home = (char *)home,
+		.paths = paths,
+		.n_paths = n_paths,
+		.net = CR_NET_NONE,
+		.uid = 65534,
+		.gid = 65534,
+	};
+}
+
+static void plan_build(const struct cr_policy *p, const struct fake_entry *h,
+		       struct cr_mount_plan *plan)
+{
+	fake_host = h;
+	assert_int_equal(cr_mount_plan_build(p, &fake_view, plan), 0);
+	assert_non_null(plan->ops);
+	assert_true(plan->n_ops > 0);
+}
+
+/* Index of the first op with @kind at @dst, or -1. */
+static ssize_t find_op(const struct cr_mount_plan *plan, enum cr_mount_kind kind, const char *dst)
+{
+	for (size_t i = 0; i < plan->n_ops; i++)
+		if (plan->ops[i].kind == kind && strcmp(plan->ops[i].dst, dst) == 0)
+			return (ssize_t)i;
+	return -1;
+}
+
+static size_t count_dst(const struct cr_mount_plan *plan, const char *dst)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < plan->n_ops; i++)
+		n += strcmp(plan->ops[i].dst, dst) == 0;
+	return n;
+}
+
+static const struct cr_mount_op *must_find(const struct cr_mount_plan *plan,
+					   enum cr_mount_kind kind, const char *dst)
+{
+	ssize_t i = find_op(plan, kind, dst);
+
+	if (i < 0)
+		print_error("no %s op at %s\n", cr_mount_kind_to_string(kind), dst);
+	assert_true(i >= 0);
+	return &plan->ops[i];
+}
+
+/* The ops that come from the workspace and the user's paths: everything after /tmp and $HOME. */
+static size_t first_user_op(const struct cr_mount_plan *plan, const char *home)
+{
+	ssize_t i = find_op(plan, CR_MOUNT_TMPFS, "/tmp");
+	ssize_t h = find_op(plan, CR_MOUNT_TMPFS, home);
+
+	assert_true(i >= 0);
+	if (h > i)
+		i = h;
+	return (size_t)i + 1;
+}
+
+static void expect_bind(const struct cr_mount_op *op, const char *path, bool writable, bool file)
+{
+	assert_int_equal(op->kind, CR_MOUNT_BIND);
+	assert_string_equal(op->src, path);
+	assert_string_equal(op->dst, path);
+	assert_int_equal(!!(op->flags & CR_MNT_WRITABLE), writable);
+	assert_int_equal(!!(op->flags & CR_MNT_FILE), file);
+}
+
+static void dump(const struct cr_mount_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_ops; i++)
+		print_message("  %2zu %-8s %s <- %s flags=%#x mode=%#o\n", i,
+			      cr_mount_kind_to_string(plan->ops[i].kind), plan->ops[i].dst,
+			      plan->ops[i].src ? plan->ops[i].src : "-", plan->ops[i].flags,
+			      plan->ops[i].mode);
+}
+
+/* ---- tests ---- */
+
+static void test_merged_usr(void **state)
+{
+	struct cr_policy p = make_policy("/srv/ws", "/home/u", NULL, 0);
+	struct cr_mount_plan plan;
+
+	plan_build(&p, merged_host, &plan);
+	expect_bind(&plan.ops[0], "/usr", false, false);
+	assert_true(plan.ops[0].flags & CR_MNT_OPTIONAL);
+	assert_int_equal(plan.ops[1].kind, CR_MOUNT_SYMLINK);
+	assert_string_equal(plan.ops[1].dst, "/bin");
+	assert_string_equal(plan.ops[1].src, "usr/bin");
+	assert_int_equal(plan.ops[2].kind, CR_MOUNT_SYMLINK);
+	assert_string_equal(plan.ops[2].dst, "/sbin");
+	assert_string_equal(plan.ops[2].src, "usr/sbin");
+	assert_int_equal(plan.ops[3].kind, CR_MOUNT_SYMLINK);
+	assert_string_equal(plan.ops[3].dst, "/lib");
+	assert_string_equal(plan.ops[3].src, "usr/lib");
+	assert_int_equal(plan.ops[4].kind, CR_MOUNT_SYMLINK);
+	assert_string_equal(plan.ops[4].dst, "/lib64");
+	assert_string_equal(plan.ops[4].src, "usr/lib64");
+	expect_bind(&plan.ops[5], "/etc", false, false);
+	assert_int_equal(plan.ops[6].kind, CR_MOUNT_PROC);
+	/* What the host lacks is not in the plan at all. */
+	assert_int_equal(count_dst(&plan, "/lib32"), 0);
+	assert_int_equal(count_dst(&plan, "/libx32"), 0);
+	assert_int_equal(count_dst(&plan, "/opt"), 0);
+	cr_mount_plan_done(&plan);
+}
+
+static void test_split_usr(void **state)
+{
+	static const char *const dirs[] = { "/usr",    "/bin",	 "/sbin", "/lib", "/lib32",
+					    "/lib64", "/libx32", "/etc",  "/opt" };
+	struct cr_policy p = make_policy("/srv/ws", "/", NULL, 0);
+	struct cr_mount_plan plan;
+
+	plan_build(&p, split_host, &plan);
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		expect_bind(&plan.ops[i], dirs[i], false, false);
+		assert_int_equal(find_op(&plan, CR_MOUNT_SYMLINK, dirs[i]), -1);
+	}
+	assert_int_equal(plan.ops[9].kind, CR_MOUNT_PROC);
+	cr_mount_plan_done(&plan);
+}
+
+static void test_proc(void **state)
+{
+	static const char *const rdonly[] = { "/proc/sys", "/proc/sysrq-trigger", "/proc/irq",
+					      "/proc/bus" };
+	struct cr_policy p = make_policy("/srv/ws", "/home/u", NULL, 0);
+	struct cr_mount_plan plan;
+	ssize_t proc;
+
+	plan_build(&p, merged_host, &plan);
+	proc = find_op(&plan, CR_MOUNT_PROC, "/proc");
+	assert_true(proc >= 0);
+	assert_null(plan.ops[proc].src);
+	for (size_t i = 0; i < 4; i++) {
+		const struct cr_mount_op *op = &plan.ops[proc + 1 + (ssize_t)i];
+
+		assert_int_equal(op->kind, CR_MOUNT_RDONLY);
+		assert_string_equal(op->dst, rdonly[i]);
+		assert_true(op->flags & CR_MNT_OPTIONAL);
+		assert_false(op->flags & CR_MNT_WRITABLE);
+	}
+	/* Exactly those are made read-only, and /proc is mounted once. */
+	for (size_t i = 0, n = 0; i < plan.n_ops; i++) {
+		n += plan.ops[i].kind == CR_MOUNT_RDONLY;
+		if (i + 1 == plan.n_ops)
+			assert_int_equal(n, 4);
+	}
+	assert_int_equal(count_dst(&plan, "/proc"), 1);
+	cr_mount_plan_done(&plan);
+}
+
+static void test_dev(void **state)
+{
+	static const char *const nodes[] = { "/dev/null",   "/dev/zero",    "/dev/full",
+					     "/dev/random", "/dev/urandom", "/dev/tty" };
+	static const char *const links[][2] = {
+		{ "/dev/ptmx", "pts/ptmx" },
+		{ "/dev/fd", "/proc/self/fd" },
+		{ "/dev/stdin", "/proc/self/fd/0" },
+		{ "/dev/stdout", "/proc/self/fd/1" },
+		{ "/dev/stderr", "/proc/self/fd/2" },
+	};
+	struct cr_policy p = make_policy("/srv/ws", "/home/u", NULL, 0);
+	struct cr_mount_plan plan;
+	const struct cr_mount_op *op;
+	ssize_t dev, pts;
+
+	plan_build(&p, merged_host, &plan);
+	dev = find_op(&plan, CR_MOUNT_TMPFS, "/dev");
+	assert_true(dev > find_op(&plan, CR_MOUNT_PROC, "/proc"));
+	op = &plan.ops[dev];
+	assert_int_equal(op->mode, 0755);
+	assert_false(op->flags & CR_MNT_WRITABLE); /* read-only once populated */
+
+	for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
+		ssize_t k = find_op(&plan, CR_MOUNT_DEVICE, nodes[i]);
+
+		assert_true(k > dev);
+		assert_string_equal(plan.ops[k].src, nodes[i]);
+		assert_true(plan.ops[k].flags & CR_MNT_FILE);
+	}
+	/* No other host device gets in. */
+	for (size_t i = 0, n = 0; i < plan.n_ops; i++) {
+		n += plan.ops[i].kind == CR_MOUNT_DEVICE;
+		if (i + 1 == plan.n_ops)
+			assert_int_equal(n, 6);
+	}
+
+	pts = find_op(&plan, CR_MOUNT_DEVPTS, "/dev/pts");
+	assert_true(pts > dev);
+	assert_true(plan.ops[pts].flags & CR_MNT_WRITABLE);
+
+	op = must_find(&plan, CR_MOUNT_TMPFS, "/dev/shm");
+	assert_true(op - plan.ops > dev);
+	assert_true(op->flags & CR_MNT_WRITABLE);
+	assert_int_equal(op->mode, 01777);
+
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		ssize_t k = find_op(&plan, CR_MOUNT_SYMLINK, links[i][0]);
+
+		assert_true(k > dev);
+		assert_string_equal(plan.ops[k].src, links[i][1]);
+	}
+	/* /dev/ptmx points into the devpts instance, which must exist first. */
+	assert_true(find_op(&plan, CR_MOUNT_SYMLINK, "/dev/ptmx") > pts);
+	cr_mount_plan_done(&plan);
+}
+
+static void test_tmp(void **state)
+{
+	struct cr_policy p = make_policy("/srv/ws", "/home/u", NULL, 0);
+	struct cr_mount_plan plan;
+	const struct cr_mount_op *op;
+
+	plan_build(&p, merged_host, &plan);
+	op = must_find(&plan, CR_MOUNT_TMPFS, "/tmp");
+	assert_true(op->flags & CR_MNT_WRITABLE);
+	assert_int_equal(op->mode, 01777);
+	assert_null(op->src);
+	assert_int_equal(count_dst(&plan, "/tmp"), 1);
+	cr_mount_plan_done(&plan);
+}
+
+static void test_home_private(void **state)
+{
+	struct cr_policy p = make_policy("/srv/ws", "/home/u", NULL, 0);
+	struct cr_mount_plan plan;
+	const struct cr_mount_op *op;
+	ssize_t home, ws;
+
+	plan_build(&p, merged_host, &plan);
+	home = find_op(&plan, CR_MOUNT_TMPFS, "/home/u");
+	assert_true(home >= 0);
+	op = &plan.ops[home];
+	assert_true(op->flags & CR_MNT_WRITABLE);
+	assert_int_equal(op->mode, 0700);
+	ws = find_op(&plan, CR_MOUNT_BIND, "/srv/ws");
+	assert_true(home < ws);
+	assert_int_equal(count_dst(&plan, "/home/u"), 1);
+	cr_mount_plan_done(&plan);
+}
+
+static void test_home_root_not_covered(void **state)
+{
+	struct cr_policy p = make_policy("/srv/ws", "/", NULL, 0);
+	struct cr_mount_plan plan;
+
+	plan_build(&p, merged_host, &plan);
+	assert_int_equal(count_dst(&plan, "/"), 0);
+	for (size_t i = 0; i < plan.n_ops; i++)
+		assert_false(plan.ops[i].kind == CR_MOUNT_TMPFS && plan.ops[i].mode == 0700);
+	cr_mount_plan_done(&plan);
+}
+
+static void test_workspace_inside_home(void **state)
+{
+	struct cr_policy p = make_policy("/home/u/proj", "/home/u", NULL, 0);
+	struct cr_mount_plan plan;
+	ssize_t home, ws;
+
+	plan_build(&p, merged_host, &plan);
+	home = find_op(&plan, CR_MOUNT_TMPFS, "/home/u");
+	ws = find_op(&plan, CR_MOUNT_BIND, "/home/u/proj");
+	assert_true(home >= 0);
+	assert_true(ws >= 0);
+	assert_true(home < ws);
+	assert_true(plan.ops[ws].flags & CR_MNT_WRITABLE);
+	cr_mount_plan_done(&plan);
+}
+
+static void test_home_inside_workspace(void **state)
+{
+	struct cr_policy p = make_policy("/home", "/home/u", NULL, 0);
+	struct cr_mount_plan plan;
+
+	plan_build(&p, merged_host, &plan);
+	assert_int_equal(count_dst(&plan, "/home/u"), 0);
+	expect_bind(&plan.ops[first_user_op(&plan, "/home/u")], "/home", true, false);
+	cr_mount_plan_done(&plan);
+
+	/* HOME equal to the workspace: the workspace itself, not an empty tmpfs. */
+	p = make_policy("/home/u", "/home/u", NULL, 0);
+	plan_build(&p, merged_host, &plan);
+	assert_int_equal(find_op(&plan, CR_MOUNT_TMPFS, "/home/u"), -1);
+	assert_int_equal(count_dst(&plan, "/home/u"), 1);
+	cr_mount_plan_done(&plan);
+}
+
+static void test_home_inside_shown_path(void **state)
+{
+	struct cr_path_rule ro_home[] = { { "/home", CR_PATH_RO } };
+	struct cr_path_rule rw_home[] = { { "/home/u", CR_PATH_RW } };
+	struct cr_policy p = make_policy("/srv/ws", "/home/u", ro_home, 1);
+	struct cr_mount_plan plan;
+
+	plan_build(&p, merged_host, &plan);
+	assert_int_equal(find_op(&plan, CR_MOUNT_TMPFS, "/home/u"), -1);
+	cr_mount_plan_done(&plan);
+
+	p = make_policy("/srv/ws", "/home/u", rw_home, 1);
+	plan_build(&p, merged_host, &plan);
+	assert_int_equal(find_op(&plan, CR_MOUNT_TMPFS, "/home/u"), -1);
+	assert_int_equal(count_dst(&plan, "/home/u"), 1);
+	cr_mount_plan_done(&plan);
+
+	/* Under a system directory, which is shown read-only already. */
+	p = make_policy("/srv/ws", "/etc/home", NULL, 0);
+	plan_build(&p, merged_host, &plan);
+	assert_int_equal(count_dst(&plan, "/etc/home"), 0);
+	cr_mount_plan_done(&plan);
+
+	/* A sibling sharing a string prefix is not "inside": /srv/wsx is not in /srv/ws. */
+	p = make_policy("/srv/ws", "/srv/wsx", NULL, 0);
+	plan_build(&p, merged_host, &plan);
+	assert_true(find_op(&plan, CR_MOUNT_TMPFS, "/srv/wsx") >= 0);
+	cr_mount_plan_done(&plan);
+}
+
+static void test_home_hidden_paths_inside(void **state)
+{
+	/* Showing something inside HOME keeps HOME private around it. */
+	struct cr_path_rule paths[] = { { "/home/u/.ssh", CR_PATH_RO } };
+	struct cr_policy p = make_policy("/srv/ws", "/home/u", paths, 1);
+	struct cr_mount_plan plan;
+	ssize_t home, ssh;
+
+	plan_build(&p, merged_host, &plan);
+	home = find_op(&plan, CR_MOUNT_TMPFS, "/home/u");
+	ssh = find_op(&plan, CR_MOUNT_BIND, "/home/u/.ssh");
+	assert_true(home >= 0);
+	assert_true(ssh > home);
+	cr_mount_plan_done(&plan);
+}
+
+static void test_user_paths_parent_first(void **state)
+{
+	struct cr_path_rule paths[] = {
+		{ "/data/a/b/c", CR_PATH_RO }, /* depth 4 */
+		{ "/data", CR_PATH_RW },       /* depth 1 */
+		{ "/x/y", CR_PATH_RO },	       /* depth 2 */
+		{ "/data/a/b", CR_PATH_HIDE }, /* depth 3 */
+		{ "/data/a", CR_PATH_RO },     /* depth 2 */
+	};
+	static const char *const want[] = { "/data", "/srv/ws", "/x/y", "/data/a", "/data/a/b",
+					    "/data/a/b/c" };
+	struct cr_policy p = make_policy("/srv/ws", "/", paths, 5);
+	struct cr_mount_plan plan;
+	size_t first;
+
+	plan_build(&p, merged_host, &plan);
+	first = first_user_op(&plan, "/");
+	if (plan.n_ops != first + 6)
+		dump(&plan);
+	assert_int_equal(plan.n_ops, first + 6);
+	for (size_t i = 0; i < 6; i++) {
+		if (strcmp(plan.ops[first + i].dst, want[i]) != 0)
+			dump(&plan);
+		assert_string_equal(plan.ops[first + i].dst, want[i]);
+	}
+	/* Each op after a parent's comes later than that parent's. */
+	for (size_t i = first; i < plan.n_ops; i++)
+		for (size_t j = i + 1; j < plan.n_ops; j++)
+			assert_false(strcmp(plan.ops[i].dst, plan.ops[j].dst) != 0 &&
+				     strncmp(plan.ops[i].dst, plan.ops[j].dst,
+					     strlen(plan.ops[j].dst)) == 0 &&
+				     plan.ops[i].dst[strlen(plan.ops[j].dst)] == '/');
+	cr_mount_plan_done(&plan);
+}
+
+static void test_user_paths_equal_depth_keep_order(void **state)
+{
+	/* Deliberately not alphabetical: command-line order must survive the sort. */
+	struct cr_path_rule paths[] = {
+		{ "/data/z", CR_PATH_RO },
+		{ "/data/m", CR_PATH_RW },
+		{ "/data/a", CR_PATH_RO },
+		{ "/x", CR_PATH_RO },
+		{ "/data", CR_PATH_RO },
+		{ "/srv", CR_PATH_RO },
+	};
+	static const char *const want[] = { "/x", "/data", "/srv", "/srv/ws", "/data/z", "/data/m",
+					    "/data/a" };
+	struct cr_policy p = make_policy("/srv/ws", "/", paths, 6);
+	struct cr_mount_plan plan;
+	size_t first;
+
+	plan_build(&p, merged_host, &plan);
+	first = first_user_op(&plan, "/");
+	assert_int_equal(plan.n_ops, first + 7);
+	for (size_t i = 0; i < 7; i++) {
+		if (strcmp(plan.ops[first + i].dst, want[i]) != 0)
+			dump(&plan);
+		assert_string_equal(plan.ops[first + i].dst, want[i]);
+	}
+	cr_mount_plan_done(&plan);
+}
+
+static void test_same_path_later_rule_wins(void **state)
+{
+	/* Two rules for one path stay in command-line order, so the second is mounted on top. */
+	struct cr_path_rule paths[] = {
+		{ "/data", CR_PATH_RW },
+		{ "/data", CR_PATH_RO },
+	};
+	struct cr_policy p = make_policy("/srv/ws", "/", paths, 2);
+	struct cr_mount_plan plan;
+	size_t first;
+
+	plan_build(&p, merged_host, &plan);
+	first = first_user_op(&plan, "/");
+	expect_bind(&plan.ops[first], "/data", true, false);
+	expect_bind(&plan.ops[first + 1], "/data", false, false);
+	expect_bind(&plan.ops[first + 2], "/srv/ws", true, false);
+	cr_mount_plan_done(&plan);
+}
+
+static void test_hide(void **state)
+{
+	struct cr_path_rule paths[] = {
+		{ "/home/u/.ssh", CR_PATH_HIDE },
+		{ "/home/u/.netrc", CR_PATH_HIDE },
+		{ "/srv/ws/secret.txt", CR_PATH_HIDE },
+		{ "/srv/ws/cache", CR_PATH_HIDE },
+	};
+	struct cr_policy p = make_policy("/srv/ws", "/", paths, 4);
+	struct cr_mount_plan plan;
+	const struct cr_mount_op *op;
+
+	plan_build(&p, merged_host, &plan);
+	op = must_find(&plan, CR_MOUNT_TMPFS, "/home/u/.ssh");
+	assert_false(op->flags & CR_MNT_WRITABLE);
+	assert_int_equal(op->mode, 0755);
+	assert_null(op->src);
+	op = must_find(&plan, CR_MOUNT_TMPFS, "/srv/ws/cache");
+	assert_false(op->flags & CR_MNT_WRITABLE);
+
+	op = must_find(&plan, CR_MOUNT_NULL, "/home/u/.netrc");
+	assert_string_equal(op->src, "/dev/null");
+	assert_true(op->flags & CR_MNT_FILE);
+	assert_false(op->flags & CR_MNT_WRITABLE);
+	op = must_find(&plan, CR_MOUNT_NULL, "/srv/ws/secret.txt");
+	assert_string_equal(op->src, "/dev/null");
+
+	/* Hiding is never a bind of the hidden thing itself. */
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(find_op(&plan, CR_MOUNT_BIND, paths[i].path), -1);
+	/* Inside the workspace: hidden after the workspace is bound, or the bind would cover it. */
+	assert_true(find_op(&plan, CR_MOUNT_NULL, "/srv/ws/secret.txt") >
+		    find_op(&plan, CR_MOUNT_BIND, "/srv/ws"));
+	assert_true(find_op(&plan, CR_MOUNT_TMPFS, "/srv/ws/cache") >
+		    find_op(&plan, CR_MOUNT_BIND, "/srv/ws"));
+	cr_mount_plan_done(&plan);
+}
+
+static void test_ro_rw_binds(void **state)
+{
+	struct cr_path_rule paths[] = {
+		{ "/data/a", CR_PATH_RW },
+		{ "/x", CR_PATH_RO },
+		{ "/etc/passwd", CR_PATH_RO },
+		{ "/home/u/.netrc", CR_PATH_RW },
+	};
+	struct cr_policy p = make_policy("/srv/ws", "/", paths, 4);
+	struct cr_mount_plan plan;
+
+	plan_build(&p, merged_host, &plan);
+	expect_bind(must_find(&plan, CR_MOUNT_BIND, "/data/a"), "/data/a", true, false);
+	expect_bind(must_find(&plan, CR_MOUNT_BIND, "/x"), "/x", false, false);
+	expect_bind(must_find(&plan, CR_MOUNT_BIND, "/etc/passwd"), "/etc/passwd", false, true);
+	expect_bind(must_find(&plan, CR_MOUNT_BIND, "/home/u/.netrc"), "/home/u/.netrc", true,
+		    true);
+	expect_bind(must_find(&plan, CR_MOUNT_BIND, "/srv/ws"), "/srv/ws", true, false);
+	cr_mount_plan_done(&plan);
+}
+
+static void test_workspace_is_the_only_writable_bind(void **state)
+{
+	struct cr_path_rule paths[] = { { "/x", CR_PATH_RO } };
+	struct cr_policy p = make_policy("/srv/ws", "/home/u", paths, 1);
+	struct cr_mount_plan plan;
+	size_t writable = 0;
+
+	plan_build(&p, merged_host, &plan);
+	for (size_t i = 0; i < plan.n_ops; i++)
+		if (plan.ops[i].kind == CR_MOUNT_BIND && (plan.ops[i].flags & CR_MNT_WRITABLE)) {
+			assert_string_equal(plan.ops[i].dst, "/srv/ws");
+			writable++;
+		}
+	assert_int_equal(writable, 1);
+	/* No host path is shown at a string prefix of it by accident. */
+	assert_int_equal(count_dst(&plan, "/srv/ab"), 0);
+	cr_mount_plan_done(&plan);
+}
+
+static void test_every_dst_absolute(void **state)
+{
+	struct cr_path_rule paths[] = {
+		{ "/data/a/b/c", CR_PATH_RO },
+		{ "/home/u/.ssh", CR_PATH_HIDE },
+		{ "/home/u/.netrc", CR_PATH_HIDE },
+		{ "/x", CR_PATH_RW },
+	};
+	const struct fake_entry *hosts[] = { merged_host, split_host };
+	struct cr_mount_plan plan;
+
+	for (size_t h = 0; h < 2; h++) {
+		struct cr_policy p = make_policy("/srv/ws", "/home/u", paths, h == 0 ? 4 : 0);
+
+		plan_build(&p, hosts[h], &plan);
+		for (size_t i = 0; i < plan.n_ops; i++) {
+			const struct cr_mount_op *op = &plan.ops[i];
+
+			assert_non_null(op->dst);
+			assert_int_equal(op->dst[0], '/');
+			assert_true(op->kind < _CR_MOUNT_KIND_MAX);
+			assert_true(op->src_fd < 0); /* opened in the child only */
+			if (op->kind == CR_MOUNT_BIND || op->kind == CR_MOUNT_DEVICE ||
+			    op->kind == CR_MOUNT_NULL)
+				assert_true(op->src && op->src[0] == '/');
+			if (op->kind == CR_MOUNT_SYMLINK)
+				assert_non_null(op->src);
+		}
+		cr_mount_plan_done(&plan);
+	}
+}
+
+static void test_plan_done(void **state)
+{
+	struct cr_policy p = make_policy("/srv/ws", "/home/u", NULL, 0);
+	struct cr_mount_plan plan;
+
+	plan_build(&p, merged_host, &plan);
+	cr_mount_plan_done(&plan);
+	assert_null(plan.ops);
+	assert_int_equal(plan.n_ops, 0);
+	cr_mount_plan_done(&plan); /* an empty plan is fine */
+}
+
+static void test_kind_names(void **state)
+{
+	assert_string_equal(cr_mount_kind_to_string(CR_MOUNT_BIND), "bind");
+	assert_string_equal(cr_mount_kind_to_string(CR_MOUNT_TMPFS), "tmpfs");
+	assert_string_equal(cr_mount_kind_to_string(CR_MOUNT_PROC), "proc");
+	assert_string_equal(cr_mount_kind_to_string(CR_MOUNT_DEVPTS), "devpts");
+	assert_string_equal(cr_mount_kind_to_string(CR_MOUNT_DEVICE), "device");
+	assert_string_equal(cr_mount_kind_to_string(CR_MOUNT_SYMLINK), "symlink");
+	assert_string_equal(cr_mount_kind_to_string(CR_MOUNT_NULL), "hide");
+	assert_string_equal(cr_mount_kind_to_string(CR_MOUNT_RDONLY), "rdonly");
+	assert_string_equal(cr_mount_kind_to_string(_CR_MOUNT_KIND_MAX), "?");
+}
+
+/* The real host view, on a scratch directory: a file is hidden by /dev/null, a dir by tmpfs. */
+static void test_real_host_view(void **state)
+{
+	char tmpl[] = "/tmp/corral-unit-plan.XXXXXX";
+	char base[PATH_MAX], file[PATH_MAX + 8], dir[PATH_MAX + 8], lnk[PATH_MAX + 8];
+	struct cr_path_rule paths[2];
+	struct cr_mount_plan plan;
+	struct cr_policy p;
+	char *target = NULL;
+	int fd;
+
+	assert_non_null(mkdtemp(tmpl));
+	assert_non_null(realpath(tmpl, base));
+	(void)snprintf(file, sizeof(file), "%s/f", base);
+	(void)snprintf(dir, sizeof(dir), "%s/d", base);
+	(void)snprintf(lnk, sizeof(lnk), "%s/l", base);
+	fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	(void)close(fd);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(symlink("d", lnk), 0);
+
+	assert_true(cr_host_view_real.exists(file));
+	assert_true(cr_host_view_real.is_dir(dir));
+	assert_false(cr_host_view_real.is_dir(file));
+	assert_int_equal(cr_host_view_real.readlink(lnk, &target), 0);
+	assert_string_equal(target, "d");
+	free(target);
+	assert_int_equal(cr_host_view_real.readlink(dir, &target), -EINVAL);
+
+	paths[0] = (struct cr_path_rule){ file, CR_PATH_HIDE };
+	paths[1] = (struct cr_path_rule){ dir, CR_PATH_HIDE };
+	p = make_policy(base, "/", paths, 2);
+	assert_int_equal(cr_mount_plan_build(&p, &cr_host_view_real, &plan), 0);
+	assert_true(find_op(&plan, CR_MOUNT_NULL, file) >= 0);
+	assert_true(find_op(&plan, CR_MOUNT_TMPFS, dir) >= 0);
+	cr_mount_plan_done(&plan);
+
+	(void)unlink(lnk);
+	(void)rmdir(dir);
+	(void)unlink(file);
+	(void)rmdir(base);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_merged_usr),
+		cmocka_unit_test(test_split_usr),
+		cmocka_unit_test(test_proc),
+		cmocka_unit_test(test_dev),
+		cmocka_unit_test(test_tmp),
+		cmocka_unit_test(test_home_private),
+		cmocka_unit_test(test_home_root_not_covered),
+		cmocka_unit_test(test_workspace_inside_home),
+		cmocka_unit_test(test_home_inside_workspace),
+		cmocka_unit_test(test_home_inside_shown_path),
+		cmocka_unit_test(test_home_hidden_paths_inside),
+		cmocka_unit_test(test_user_paths_parent_first),
+		cmocka_unit_test(test_user_paths_equal_depth_keep_order),
+		cmocka_unit_test(test_same_path_later_rule_wins),
+		cmocka_unit_test(test_hide),
+		cmocka_unit_test(test_ro_rw_binds),
+		cmocka_unit_test(test_workspace_is_the_only_writable_bind),
+		cmocka_unit_test(test_every_dst_absolute),
+		cmocka_unit_test(test_plan_done),
+		cmocka_unit_test(test_kind_names),
+		cmocka_unit_test(test_real_host_view),
+	};
+
+	return cmocka_run_group_tests_name("mount-plan", tests, NULL, NULL);
+}
