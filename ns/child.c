@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "env.h"
+#include "exit-codes.h"
 #include "linux-internal.h"
 #include "macro.h"
 
@@ -78,30 +79,33 @@ static int close_fds(struct cr_child_ctx *ctx)
 	return 0;
 }
 
-/* execve() with a PATH search in the sandbox's own environment. Returns -errno. */
+/* execve() with a PATH search in the sandbox's own environment, as execvp(3) does it: an empty
+ * entry (leading, trailing or doubled ':') means the working directory. Returns -errno. */
 static int exec_command(char *const argv[], char *const envp[])
 {
 	const char *path = cr_env_get(envp, "PATH") ?: CR_DEFAULT_PATH;
 	char buf[PATH_MAX];
-	int saw_eacces = 0;
+	bool saw_eacces = false;
 
 	if (strchr(argv[0], '/')) {
 		execve(argv[0], argv, envp);
 		return negative_errno();
 	}
-	for (const char *p = path, *end; *p; p = *end ? end + 1 : end) {
-		size_t len;
+	for (const char *p = path;; p++) {
+		const char *end = strchrnul(p, ':');
+		int len = (int)(end - p);
 
-		end = strchrnul(p, ':');
-		len = (size_t)(end - p);
-		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, len ? p : ".", argv[0]) >=
-		    (int)sizeof(buf))
-			continue;
-		execve(buf, argv, envp);
-		if (errno == EACCES)
-			saw_eacces = 1;
-		else if (errno != ENOENT && errno != ENOTDIR)
-			return negative_errno();
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", len ? len : 1, len ? p : ".", argv[0]) <
+		    (int)sizeof(buf)) {
+			execve(buf, argv, envp);
+			if (errno == EACCES)
+				saw_eacces = true;
+			else if (errno != ENOENT && errno != ENOTDIR)
+				return negative_errno();
+		}
+		if (!*end)
+			break;
+		p = end;
 	}
 	return saw_eacces ? -EACCES : -ENOENT;
 }
@@ -139,21 +143,47 @@ static void forward_signal(int sig)
 	errno = saved;
 }
 
+static void interrupted_setup(int sig)
+{
+	_exit(CR_EXIT_SIGNAL_BASE + sig);
+}
+
+static void mask_forwarded(int how)
+{
+	sigset_t set;
+
+	(void)sigemptyset(&set);
+	for (size_t i = 0; i < ELEMENTSOF(forwarded); i++)
+		(void)sigaddset(&set, forwarded[i]);
+	(void)sigprocmask(how, &set, NULL);
+}
+
+static void set_handlers(void (*handler)(int))
+{
+	struct sigaction sa = { .sa_handler = handler };
+
+	for (size_t i = 0; i < ELEMENTSOF(forwarded); i++)
+		(void)sigaction(forwarded[i], &sa, NULL);
+}
+
 _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 {
-	struct sigaction sa = { .sa_handler = forward_signal };
 	enum cr_stage failed = CR_STAGE_SYNC;
-	sigset_t set;
 	pid_t cmd;
 	int r, status;
 
+	/* As pid 1 of its namespace this process ignores every signal it has no handler for, even
+	 * from corral: an interrupt during setup must end it. */
+	set_handlers(interrupted_setup);
+	mask_forwarded(SIG_UNBLOCK);
 	r = cr_stages_run(ctx, &failed);
 	if (r < 0) {
 		report_error(ctx, failed, r);
 		_exit(CR_EXIT_SETUP_SILENT);
 	}
-	for (size_t i = 0; i < ELEMENTSOF(forwarded); i++)
-		(void)sigaction(forwarded[i], &sa, NULL);
+	/* Held until the command exists, so that none is forwarded to nobody. */
+	mask_forwarded(SIG_BLOCK);
+	set_handlers(forward_signal);
 	/* The command runs as the same uid as this process: without this it could read our
 	 * descriptors through /proc/1/fd, or write forged reports into the pipe. The command gets
 	 * its own dumpable flag back at execve. */
@@ -171,12 +201,7 @@ _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 		command_main(ctx);
 	/* pid 1 needs nothing of what corral was started with but the report pipe. */
 	(void)close_all_but(ctx->msg_fd);
-
-	/* The parent blocked these before clone so none is lost; they are handled from now on. */
-	(void)sigemptyset(&set);
-	for (size_t i = 0; i < ELEMENTSOF(forwarded); i++)
-		(void)sigaddset(&set, forwarded[i]);
-	(void)sigprocmask(SIG_UNBLOCK, &set, NULL);
+	mask_forwarded(SIG_UNBLOCK);
 
 	for (;;) {
 		pid_t pid = waitpid(-1, &status, 0);

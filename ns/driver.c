@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exit-codes.h"
 #include "linux-internal.h"
 #include "log.h"
 #include "macro.h"
@@ -329,6 +330,13 @@ static void fill_outcome(const struct cr_run *run, struct cr_outcome *o)
 		/* pid 1 itself was killed (a forced stop): so was everything in the sandbox. */
 		o->kind = CR_OUTCOME_SIGNALED;
 		o->status = WTERMSIG(run->init_status);
+	} else if (WEXITSTATUS(run->init_status) > CR_EXIT_SIGNAL_BASE) {
+		int sig = WEXITSTATUS(run->init_status) - CR_EXIT_SIGNAL_BASE;
+
+		o->kind = CR_OUTCOME_SETUP_FAILED;
+		set_error(&o->error, CR_STAGE_SYNC, EINTR,
+			  "setup was interrupted by signal %d (%s) before the command started", sig,
+			  strsignal(sig));
 	} else {
 		o->kind = CR_OUTCOME_SETUP_FAILED;
 		set_error(&o->error, CR_STAGE_SYNC, EPROTO,

@@ -17,8 +17,14 @@ static const char *const system_dirs[] = {
 };
 
 /* Kernel knobs that a fresh procfs still exposes writably to a namespace's root. */
-static const char *const proc_rdonly[] = {
-	"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus",
+static const struct {
+	const char *path;
+	unsigned flags;
+} proc_rdonly[] = {
+	{ "/proc/sys", 0 },
+	{ "/proc/sysrq-trigger", CR_MNT_FILE }, /* only with CONFIG_MAGIC_SYSRQ */
+	{ "/proc/irq", 0 },
+	{ "/proc/bus", 0 },
 };
 
 static const char *const dev_nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
@@ -117,7 +123,8 @@ static int add_proc_dev_tmp(struct cr_mount_plan *plan)
 
 	r = add(plan, CR_MOUNT_PROC, 0, 0, NULL, "/proc");
 	for (size_t i = 0; i < ELEMENTSOF(proc_rdonly) && r >= 0; i++)
-		r = add(plan, CR_MOUNT_RDONLY, CR_MNT_OPTIONAL, 0, NULL, proc_rdonly[i]);
+		r = add(plan, CR_MOUNT_RDONLY, CR_MNT_OPTIONAL | proc_rdonly[i].flags, 0, NULL,
+			proc_rdonly[i].path);
 	if (r >= 0)
 		r = add(plan, CR_MOUNT_TMPFS, 0, 0755, NULL, "/dev");
 	for (size_t i = 0; i < ELEMENTSOF(dev_nodes) && r >= 0; i++) {

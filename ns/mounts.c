@@ -189,7 +189,7 @@ static int apply_one(struct cr_mount_op *op, int root_fd)
 		return attach_clone(target, target,
 				    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 					    MOUNT_ATTR_NOEXEC,
-				    true);
+				    !file);
 	case CR_MOUNT_TMPFS:
 		(void)snprintf(data, sizeof(data), "mode=%04o", op->mode);
 		return mount_fs(target, "tmpfs", MS_NOSUID | MS_NODEV, data);

@@ -3,6 +3,7 @@
  * what it was doing in ctx->detail; the first failure is reported to the parent with the stage's
  * name, and the child exits. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@ static const char *const stage_names[_CR_STAGE_MAX] = {
 	[CR_STAGE_MOUNT_NS] = "mount_namespace",
 	[CR_STAGE_OPEN_SOURCES] = "open_sources",
 	[CR_STAGE_CREDS] = "credentials",
+	[CR_STAGE_USERNS_LIMIT] = "userns_limit",
 	[CR_STAGE_ROOT] = "new_root",
 	[CR_STAGE_MOUNTS] = "mounts",
 	[CR_STAGE_PIVOT_ROOT] = "pivot_root",
@@ -99,6 +101,22 @@ static int stage_creds(struct cr_child_ctx *ctx)
 	return 0;
 }
 
+static int stage_userns_limit(struct cr_child_ctx *ctx)
+{
+	_cleanup_close_ int fd = -EBADF;
+
+	/* The limit belongs to the sandbox's own user namespace and binds everything in it: with
+	 * no nested user namespace, the command can never regain capabilities to create any other
+	 * namespace either. */
+	fd = open("/proc/sys/user/max_user_namespaces", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "0", 1) != 1) {
+		(void)snprintf(ctx->detail, sizeof(ctx->detail),
+			       "cannot forbid nested user namespaces (/proc/sys/user/max_user_namespaces)");
+		return negative_errno();
+	}
+	return 0;
+}
+
 static int stage_root(struct cr_child_ctx *ctx)
 {
 	if (mount("tmpfs", NEW_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0) {
@@ -167,6 +185,7 @@ static const struct {
 	{ CR_STAGE_MOUNT_NS, stage_mount_ns },
 	{ CR_STAGE_OPEN_SOURCES, stage_open_sources },
 	{ CR_STAGE_CREDS, stage_creds },
+	{ CR_STAGE_USERNS_LIMIT, stage_userns_limit },
 	{ CR_STAGE_ROOT, stage_root },
 	{ CR_STAGE_MOUNTS, stage_mounts },
 	{ CR_STAGE_PIVOT_ROOT, stage_pivot },
