@@ -3,8 +3,14 @@
 #include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+extern char **environ;
+
+#include "cli.h"
 #include "driver.h"
+#include "macro.h"
+#include "policy.h"
 #include "exit-codes.h"
 #include "log.h"
 #include "run.h"
@@ -52,6 +58,63 @@ static json_object *checks_json(const struct cr_probe *p, const char *driver, bo
 	return o;
 }
 
+/* Start a real sandbox with the default policy and `true` in it: the probes say what the kernel
+ * offers, this says whether corral can actually use it here. */
+static void trial_run(const struct cr_driver *drv, struct cr_probe *probe)
+{
+	char tmpl[] = "/tmp/corral-doctor.XXXXXX", msg[512] = "";
+	char *argv[] = { "true", NULL };
+	struct cr_run_options o = {
+		.argv = argv, .uid = CR_DEFAULT_SANDBOX_ID, .gid = CR_DEFAULT_SANDBOX_ID,
+		.kill_after_ms = CR_DEFAULT_KILL_AFTER_MS,
+	};
+	struct cr_policy p = {};
+	struct cr_setup_error err = {};
+	struct cr_outcome out = {};
+	struct cr_run *run = NULL;
+	struct cr_check *c;
+	int r;
+
+	if (probe->n_checks >= CR_PROBE_MAX_CHECKS)
+		return;
+	c = &probe->checks[probe->n_checks++];
+	*c = (struct cr_check){ .required = true, .state = CR_CHECK_MISSING };
+	(void)strlcpy(c->name, "trial_run", sizeof(c->name));
+	o.workspace = mkdtemp(tmpl);
+	if (!o.workspace) {
+		(void)snprintf(c->detail, sizeof(c->detail), "cannot make a workspace in /tmp: %m");
+		return;
+	}
+	if (geteuid() == 0)
+		(void)!chown(tmpl, CR_DEFAULT_SANDBOX_ID, CR_DEFAULT_SANDBOX_ID);
+	r = cr_policy_build(&o, environ, geteuid() == 0, &p, msg, sizeof(msg));
+	if (r >= 0)
+		r = drv->prepare(&p, &run, &err);
+	if (r >= 0)
+		r = drv->spawn(run);
+	if (run && drv->wait(run, 10000, &out) == 0 && out.kind == CR_OUTCOME_EXITED &&
+	    out.status == 0) {
+		c->state = CR_CHECK_OK;
+		(void)strlcpy(c->value, "ok", sizeof(c->value));
+		(void)snprintf(c->detail, sizeof(c->detail),
+			       "a sandbox with the default policy ran 'true' and exited 0");
+	} else {
+		const struct cr_setup_error *e = out.error.stage[0] ? &out.error : &err;
+		char text[1200];
+
+		(void)strlcpy(c->value, "failed", sizeof(c->value));
+		(void)snprintf(text, sizeof(text), "corral run -- true failed%s%s%s%s",
+			       msg[0] || e->stage[0] ? ": " : "", msg[0] ? msg : e->stage,
+			       e->message[0] ? ": " : "", e->message);
+		(void)strlcpy(c->detail, text, sizeof(c->detail)); /* a long reason is cut */
+		(void)snprintf(c->fix, sizeof(c->fix),
+			       "see the failed checks above; 'corral run -v -- true' shows each setup step");
+	}
+	run = drv->run_free(run);
+	cr_policy_done(&p);
+	(void)rmdir(tmpl);
+}
+
 int cr_doctor_main(int argc, char **argv)
 {
 	const struct cr_driver *drv = cr_driver_native();
@@ -77,6 +140,7 @@ int cr_doctor_main(int argc, char **argv)
 	r = drv->probe(&probe);
 	if (r < 0)
 		return cr_log_errno(r, "cannot probe the host: %m"), CR_EXIT_SETUP;
+	trial_run(drv, &probe);
 	for (size_t i = 0; i < probe.n_checks; i++)
 		if (probe.checks[i].required && probe.checks[i].state == CR_CHECK_MISSING)
 			ready = false;

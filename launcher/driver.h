@@ -33,11 +33,11 @@ struct cr_check {
 	enum cr_check_state state;
 	bool required;	   /* corral run cannot work without it */
 	char value[64];	   /* short value, e.g. "7" for the Landlock ABI */
-	char detail[256];  /* a sentence for humans */
+	char detail[512];  /* a sentence for humans */
 	char fix[256];	   /* what to do about it; empty when nothing is needed */
 };
 
-#define CR_PROBE_MAX_CHECKS 16
+#define CR_PROBE_MAX_CHECKS 24
 
 struct cr_probe {
 	struct cr_check checks[CR_PROBE_MAX_CHECKS];

@@ -483,12 +483,13 @@ for mode in $MODES; do
 	as "$mode" "$CORRAL" doctor --json >"$CR_TMP/doctor.json" 2>"$CR_TMP/stderr"
 	RC=$?
 	ERR=$(<"$CR_TMP/stderr")
-	jres "$mode: corral doctor --json: ready true (exit $RC), the six documented checks, user_namespaces ok" \
+	jres "$mode: corral doctor --json: ready true (exit $RC), the seven documented checks, user_namespaces ok, a trial run ok" \
 		"$CR_TMP/doctor.json" ":keyorder=corral_version,driver,ready,checks" ready=true \
 		"corral_version=\"$VERSION\"" 'driver="linux"' checks.0:keys=name,state,required,value,detail,fix \
 		'checks.0.name="backend"' 'checks.1.name="user_namespaces"' 'checks.1.state="ok"' \
 		checks.1.required=true 'checks.2.name="mount_api"' 'checks.3.name="landlock"' \
-		'checks.4.name="seccomp"' 'checks.5.name="cgroup"' checks.5.required=false
+		'checks.4.name="seccomp"' 'checks.5.name="cgroup"' checks.5.required=false \
+		'checks.6.name="trial_run"' 'checks.6.state="ok"' checks.6.required=true
 	check "$mode: corral doctor --json exits 0 with ready true" eval '[ "$RC" = 0 ]'
 	OUT=$(as "$mode" "$CORRAL" doctor --bogus 2>&1)
 	RC=$?
