@@ -106,3 +106,88 @@ sandbox() {
 host_uid() {
 	if [ "$1" = root ] || [ "$(id -u)" -eq 0 ]; then echo 65534; else id -u; fi
 }
+
+# --- helpers for the sandboxed checks ------------------------------------------------------
+
+# A workspace the sandbox of MODE can write to: owned by the host uid the sandbox runs as.
+mkws() {
+	local d
+	d=$(new_workspace "$1")
+	[ "$(id -u)" -ne 0 ] || chown "$(host_uid "$1"):$(host_gid "$1")" "$d"
+	echo "$d"
+}
+
+host_gid() {
+	if [ "$1" = root ] || [ "$(id -u)" -eq 0 ]; then echo 65534; else id -g; fi
+}
+
+# give MODE PATH...: hand files made by the suite to the host user the sandbox of MODE runs as.
+give() {
+	local mode=$1
+	shift
+	[ "$(id -u)" -ne 0 ] || chown -R "$(host_uid "$mode"):$(host_gid "$mode")" "$@"
+}
+
+# sb MODE WS [OPTS] -- CMD...: run a sandbox; its stdout in $OUT, stderr in $ERR, status in $RC.
+sb() {
+	OUT=$(sandbox "$@" 2>"$CR_TMP/stderr")
+	RC=$?
+	ERR=$(<"$CR_TMP/stderr")
+}
+
+# fact KEY CMD...: record on the host whether CMD succeeds, as KEY=1 or KEY=0 in $OUT.
+fact() {
+	local key=$1
+	shift
+	if "$@"; then OUT+=$'\n'"$key=1"; else OUT+=$'\n'"$key=0"; fi
+}
+
+# res NAME KEY=VALUE...: ok if each KEY=VALUE line was printed (the last one counts; RC is the
+# exit status of the sandbox; the value !0 means any non-zero number).
+res() {
+	local name=$1 kv k v got line bad=
+	shift
+	for kv in "$@"; do
+		k=${kv%%=*}
+		v=${kv#*=}
+		got=
+		if [ "$k" = RC ]; then
+			got=$RC
+		else
+			while IFS= read -r line; do
+				[[ $line != "$k="* ]] || got=${line#"$k="}
+			done <<<"$OUT"
+		fi
+		case $v in
+		'!0') [[ $got =~ ^[0-9]+$ && $got != 0 ]] || bad+=" $k=${got:-<unset>} (want non-zero)" ;;
+		*) [ "$got" = "$v" ] || bad+=" $k=${got:-<unset>} (want $v)" ;;
+		esac
+	done
+	if [ -z "$bad" ]; then
+		ok "$name"
+	else
+		not_ok "$name"
+		diag "mismatch:$bad" "stdout: $(tr '\n' '|' <<<"$OUT")" "stderr: $(tr '\n' '|' <<<"$ERR")"
+	fi
+}
+
+# wait_for COND...: poll COND every 0.05s for up to 10 seconds.
+wait_for() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# Skip a mode only when the host cannot create the namespaces (corral doctor says so).
+for m in $MODES; do
+	case $(as "$m" "$CORRAL" doctor --json 2>/dev/null) in
+	*'"name":"user_namespaces","state":"missing"'*)
+		skip "$m mode" "corral doctor: user namespaces are unavailable to the $m user"
+		MODES=$(tr -s ' ' <<<"${MODES/$m/}")
+		;;
+	esac
+done
+[ -n "${MODES// /}" ] || exit 0

@@ -26,25 +26,6 @@ net_cleanup() {
 # Quietly: no "Killed" job notices from bash.
 CR_CLEANUP_HOOK="${CR_CLEANUP_HOOK:+$CR_CLEANUP_HOOK; }net_cleanup 2>/dev/null"
 
-# A workspace the sandbox can write to in MODE (in root mode the sandbox is host uid 65534).
-workspace() {
-	local ws u
-	ws=$(new_workspace "$1")
-	u=$(host_uid "$1")
-	[ "$(id -u)" -eq 0 ] && chown "$u:$u" "$ws"
-	echo "$ws"
-}
-
-# wait_for COND...: poll COND every 0.05s for up to 10 seconds.
-wait_for() {
-	local i
-	for ((i = 0; i < 200; i++)); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 has_line() { grep -qx -- "$2" "$1" 2>/dev/null; }
 json_ok() { jq -e "$2" "$1" >/dev/null 2>&1; }
 
@@ -220,7 +201,7 @@ test_no_userns() {
 }
 
 for m in $MODES; do
-	ws=$(workspace "$m")
+	ws=$(new_workspace "$m")
 	test_private "$m" "$ws"
 	test_host_net "$m" "$ws"
 	test_no_userns "$m" "$ws"

@@ -31,30 +31,11 @@ proc_cleanup() {
 }
 CR_CLEANUP_HOOK="${CR_CLEANUP_HOOK:+$CR_CLEANUP_HOOK; }proc_cleanup"
 
-# A workspace the sandbox can write to in MODE (in root mode the sandbox is host uid 65534).
-workspace() {
-	local ws u
-	ws=$(new_workspace "$1")
-	u=$(host_uid "$1")
-	[ "$(id -u)" -eq 0 ] && chown "$u:$u" "$ws"
-	echo "$ws"
-}
-
 # alive PID: the process exists and is not a zombie.
 alive() {
 	local st
 	st=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null)
 	[ -n "$st" ] && [ "$st" != Z ]
-}
-
-# wait_for COND... : poll COND every 0.05s for up to 10 seconds.
-wait_for() {
-	local i
-	for ((i = 0; i < 200; i++)); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	return 1
 }
 
 json_ok() { jq -e "$2" "$1" >/dev/null 2>&1; }
@@ -359,7 +340,12 @@ snapshot_procs() {
 }
 
 # What is in the host's /tmp, but this suite's own directory.
-tmp_entries() { find /tmp -mindepth 1 -maxdepth 1 ! -path "$CR_TMP" -printf '%f\n' | sort; }
+# What a sandbox could leave in the host's /tmp: entries owned by its host uid, or named after this
+# suite. (Other users of the machine, root's tools among them, come and go meanwhile.)
+tmp_entries() {
+	find /tmp -mindepth 1 -maxdepth 1 ! -path "$CR_TMP" \( -user "$(host_uid "$m")" -o -name "*$TAG*" \) \
+		-printf '%f\n' | sort
+}
 
 test_batch() {
 	local m=$1 ws=$2 t=$TAG-$1-batch i bad=0 procs_before mounts_before tmp_before new_procs
@@ -430,7 +416,7 @@ test_host_uid() {
 }
 
 for m in $MODES; do
-	ws=$(workspace "$m")
+	ws=$(new_workspace "$m")
 	start_victim "$m"
 	test_pidns "$m" "$ws"
 	test_kill_init "$m" "$ws"
