@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "cli.h"
@@ -23,9 +26,21 @@ static int help(const char *topic)
 	return 0;
 }
 
+/* With 0, 1 or 2 closed, the next descriptor corral opens (a pipe to the sandbox, the status
+ * file) would land there and be handed to the command as its stdin or stdout. */
+static void ensure_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd)
+			_exit(CR_EXIT_SETUP);
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	ensure_std_fds();
 
 	if (!cmd) {
 		fputs(cr_main_usage, stderr);

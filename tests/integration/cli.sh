@@ -421,3 +421,22 @@ for mode in $MODES; do
 	RC=$?
 	check "$mode: corral doctor --bogus: 125" eval '[ "$RC" = 125 ] && [[ $OUT == "corral: doctor: unknown argument"* ]]'
 done
+
+# Started with stdin and stdout closed, corral must not hand its own pipes to the command as
+# descriptors 0 and 1: they are /dev/null, and the status still arrives. Control: the same run
+# with them open sees the caller's files.
+for mode in $MODES; do
+	ws=$(mkws "$mode")
+	st=$ws/closed.json
+	give "$mode" "$ws"
+	(cd "$ws" && as "$mode" "$CORRAL" run --workspace "$ws" --json-status "$st" -- \
+		sh -c 'x=$(readlink /proc/$$/fd/0 /proc/$$/fd/1); echo $x >"$PWD/fds"' 0<&- 1>&-)
+	RC=$?
+	OUT=$(tr '\n' ' ' <"$ws/fds" 2>/dev/null)
+	check "$mode: with stdin and stdout closed, the command gets /dev/null on 0 and 1 (got: $OUT) and exits 0" \
+		eval '[ "$RC" = 0 ] && [ "$OUT" = "/dev/null /dev/null " ] && grep -q "\"outcome\":\"exited\"" "$st"'
+	(cd "$ws" && as "$mode" "$CORRAL" run --workspace "$ws" -- \
+		sh -c 'x=$(readlink /proc/$$/fd/0); echo $x >"$PWD/fds"' <"$ws/closed.json")
+	OUT=$(<"$ws/fds")
+	check "$mode: positive control: an open stdin is passed through ($OUT)" eval '[ "$OUT" = "$ws/closed.json" ]'
+done
