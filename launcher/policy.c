@@ -120,6 +120,16 @@ static int build_workspace(const struct cr_run_options *o, struct cr_policy *p, 
 	return p->cwd ? 0 : -ENOMEM;
 }
 
+static bool is_repeat(const struct cr_policy *p, const char *path, enum cr_path_access access)
+{
+	if (access == CR_PATH_RW && strcmp(path, p->workspace) == 0)
+		return true;
+	for (size_t j = 0; j < p->n_paths; j++)
+		if (p->paths[j].access == access && strcmp(p->paths[j].path, path) == 0)
+			return true;
+	return false;
+}
+
 static int build_paths(const struct cr_run_options *o, struct cr_policy *p, char *msg, size_t size)
 {
 	static const char *const opt_names[] = { "--ro", "--rw", "--hide" };
@@ -135,6 +145,10 @@ static int build_paths(const struct cr_run_options *o, struct cr_policy *p, char
 		r = resolve_host_path(opt, o->paths[i].path, &path, msg, size);
 		if (r < 0)
 			return r;
+		if (is_repeat(p, path, o->paths[i].access)) {
+			free(path); /* the same rule again changes nothing: mount it once */
+			continue;
+		}
 		p->paths[p->n_paths++] = (struct cr_path_rule){ path, o->paths[i].access };
 		if (strcmp(path, "/") == 0)
 			return fail(msg, size, -EINVAL,

@@ -117,7 +117,8 @@ static _Noreturn void command_main(struct cr_child_ctx *ctx)
 	int r;
 
 	for (size_t i = 0; i < ELEMENTSOF(forwarded); i++)
-		(void)signal(forwarded[i], SIG_DFL);
+		(void)signal(forwarded[i],
+			     sigismember(&ctx->ignored, forwarded[i]) == 1 ? SIG_IGN : SIG_DFL);
 	(void)sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
 

@@ -178,17 +178,26 @@ static pid_t clone_child(unsigned long flags)
 	return (pid_t)pid;
 }
 
+/* Take SIGCHLD and the interrupt signals through a signalfd. One that corral was started with
+ * ignored (nohup, a background job) stays ignored, for corral and for the command: a blocked
+ * signal is queued even when ignored, so it must not be blocked. */
 static void block_signals(struct cr_run *run, sigset_t *set)
 {
+	static const int interrupts[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+
 	(void)sigemptyset(set);
+	(void)sigemptyset(&run->ctx.ignored);
 	(void)sigaddset(set, SIGCHLD);
-	(void)sigaddset(set, SIGINT);
-	(void)sigaddset(set, SIGTERM);
-	(void)sigaddset(set, SIGHUP);
+	for (size_t i = 0; i < ELEMENTSOF(interrupts); i++) {
+		if (sigaction(interrupts[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+			(void)sigaddset(&run->ctx.ignored, interrupts[i]);
+		else
+			(void)sigaddset(set, interrupts[i]);
+	}
 	(void)sigprocmask(SIG_BLOCK, set, &run->old_mask);
 	run->mask_saved = true;
 }
-
 
 static int start_child(struct cr_run *run, int *sync_w)
 {

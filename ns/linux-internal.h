@@ -2,6 +2,7 @@
 /* Shared between the parts of the Linux driver: the child's setup stages and their reports. */
 #pragma once
 
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -59,6 +60,7 @@ struct cr_child_ctx {
 	struct cr_idmap idmap;
 	int sync_fd; /* read end: one byte once the id maps are written, EOF if the parent died */
 	int msg_fd;  /* write end of the report pipe */
+	sigset_t ignored; /* interrupt signals corral was started with ignored; the command too */
 	char detail[200];
 };
 

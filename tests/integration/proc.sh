@@ -53,7 +53,7 @@ sb_start() {
 	fi
 	# bash starts background jobs with SIGINT and SIGQUIT ignored; a foreground corral has them
 	# at their defaults.
-	(cd "$ws" && exec env --default-signal=INT,QUIT "${pre[@]}" \
+	(cd "$ws" && exec env --default-signal=INT,QUIT ${SB_NOHUP:+--ignore-signal=HUP} "${pre[@]}" \
 		"$CORRAL" run --workspace "$ws" --ro "$BIN" "$@") >"$SB_OUT" 2>"$SB_ERR" &
 	SB_PID=$!
 }
@@ -415,6 +415,24 @@ test_host_uid() {
 	sb_wait 20
 }
 
+# A signal corral was started with ignored (nohup) stays ignored for the command: SIGHUP then
+# changes nothing. Control: without nohup the same SIGHUP ends the command (129).
+test_nohup() {
+	local m=$1 ws=$2 rc_plain rc_nohup
+	sb_start "$m" "$ws" -- sleep 1.5
+	sleep 0.4
+	kill -HUP "$SB_PID"
+	sb_wait
+	rc_plain=$SB_RC
+	SB_NOHUP=1 sb_start "$m" "$ws" -- sleep 1.5
+	sleep 0.4
+	kill -HUP "$SB_PID"
+	sb_wait
+	rc_nohup=$SB_RC
+	check "$m: started under nohup, SIGHUP to corral leaves the command running to exit 0 (got $rc_nohup; without nohup: $rc_plain)" \
+		eval '[ "$rc_nohup" = 0 ] && [ "$rc_plain" = 129 ]'
+}
+
 for m in $MODES; do
 	ws=$(new_workspace "$m")
 	start_victim "$m"
@@ -428,8 +446,9 @@ for m in $MODES; do
 	test_exit_status "$m" "$ws"
 	test_host_uid "$m" "$ws"
 	test_batch "$m" "$ws"
+	test_nohup "$m" "$ws"
 	kill -KILL "$VICTIM" 2>/dev/null
 	wait "$VICTIM" 2>/dev/null
 	HOST_PIDS=()
 done
-true # lib.sh's EXIT trap exits with the status of the last command
+true
