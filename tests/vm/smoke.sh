@@ -41,7 +41,8 @@ as() {
 	mode=$1
 	shift
 	if [ "$mode" = user ]; then
-		su -s /bin/sh tester -c 'exec "$0" "$@"' "$@"
+		# "--": busybox su (glibc getopt) would otherwise take CMD's options as its own.
+		su -s /bin/sh tester -c 'exec "$0" "$@"' -- "$@"
 	else
 		"$@"
 	fi
@@ -142,8 +143,8 @@ for mode in root user; do
 	# Every run mounts the plan's /proc knobs read-only: it failed on stock Debian kernels when
 	# /proc/sysrq-trigger (a file there) was handled as a directory.
 	sb "$mode" "$ws" -- echo ok
-	res "$mode: corral run -- echo ok prints ok and exits 0" RC=0 "$(printf '%s\n' "$OUT" | head -n 1)=" ok=
-	[ "$OUT" = ok ] || diag "stdout is not exactly 'ok'"
+	fact out_is_ok [ "$OUT" = ok ]
+	res "$mode: corral run -- echo ok prints ok and exits 0" out_is_ok=1 RC=0
 
 	sb "$mode" "$ws" -- sh -c '
 		probe write /etc/corral-vm-escape; echo etc=$?
@@ -181,10 +182,13 @@ for mode in root user; do
 		wait
 		echo got=$(cat "$PWD/nc.got")'
 	res "$mode: loopback is up and the only interface: a TCP round trip on 127.0.0.1 works" \
-		lo_up=0 'ifaces=lo ' sent=0 got=hello RC=0
+		lo_up=0 ifaces=lo sent=0 got=hello RC=0
 
-	sb "$mode" "$ws" -- sh -c 'echo pid=$$'
-	res "$mode: the command is pid 2 of its pid namespace" pid=2 RC=0
+	# The uid also shows that the mode is what it says (root's sandbox runs as 65534).
+	if [ "$mode" = root ]; then uid=65534; else uid=1000; fi
+	sb "$mode" "$ws" -- sh -c 'echo pid=$$ uid=$(id -u)'
+	OUT=$(printf '%s\n' "$OUT" | tr ' ' '\n')
+	res "$mode: the command is pid 2 of its pid namespace (uid $uid)" pid=2 uid=$uid RC=0
 
 	sb "$mode" "$ws" -- sh -c 'exit 42'
 	res "$mode: exit code 42 propagates" RC=42
