@@ -162,6 +162,12 @@ struct ordered_rule {
 	size_t index;
 };
 
+static bool home_is_special(const char *home)
+{
+	return strcmp(home, "/") == 0 || strcmp(home, "/tmp") == 0 || strcmp(home, "/dev/shm") == 0 ||
+	       cr_path_is_within(home, "/proc") || cr_path_is_within(home, "/dev");
+}
+
 static int cmp_depth(const void *a, const void *b)
 {
 	const struct ordered_rule *x = a, *y = b;
@@ -213,8 +219,9 @@ int cr_mount_plan_build(const struct cr_policy *p, const struct cr_host_view *ho
 	r = add_system(&plan, host);
 	if (r >= 0)
 		r = add_proc_dev_tmp(&plan);
-	/* A private, empty $HOME unless the host's is shown on purpose. */
-	if (r >= 0 && strcmp(p->home, "/") != 0 && !shown_from_host(p, p->home))
+	/* A private, empty $HOME unless the host's is shown on purpose, or it is a directory the
+	 * sandbox makes anyway (HOME=/tmp: covering /tmp with a 0700 tmpfs would break it). */
+	if (r >= 0 && !home_is_special(p->home) && !shown_from_host(p, p->home))
 		r = add(&plan, CR_MOUNT_TMPFS, CR_MNT_WRITABLE, 0700, NULL, p->home);
 	if (r >= 0)
 		r = add_user(p, &plan, host);

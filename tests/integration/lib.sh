@@ -181,6 +181,9 @@ wait_for() {
 	return 1
 }
 
+[ "$(id -u)" -eq 0 ] ||
+	skip "root mode" "the suite runs as uid $(id -u); run it as root to also test corral started by root"
+
 # Skip a mode only when the host cannot create the namespaces (corral doctor says so).
 for m in $MODES; do
 	case $(as "$m" "$CORRAL" doctor --json 2>/dev/null) in

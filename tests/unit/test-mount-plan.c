@@ -378,6 +378,30 @@ static void test_home_root_not_covered(void **state)
 	cr_mount_plan_done(&plan);
 }
 
+/* HOME=/tmp: /tmp stays the private 1777 tmpfs, not a 0700 one on top; HOME below /tmp still
+ * gets its own. */
+static void test_home_tmp(void **state)
+{
+	struct cr_policy p = make_policy("/srv/ws", "/tmp", NULL, 0);
+	struct cr_policy q = make_policy("/srv/ws", "/tmp/h", NULL, 0);
+	struct cr_mount_plan plan;
+	ssize_t tmp;
+
+	plan_build(&p, merged_host, &plan);
+	assert_int_equal(count_dst(&plan, "/tmp"), 1);
+	tmp = find_op(&plan, CR_MOUNT_TMPFS, "/tmp");
+	assert_true(tmp >= 0);
+	assert_int_equal(plan.ops[tmp].mode, 01777);
+	cr_mount_plan_done(&plan);
+
+	plan_build(&q, merged_host, &plan);
+	tmp = find_op(&plan, CR_MOUNT_TMPFS, "/tmp/h");
+	assert_true(tmp >= 0);
+	assert_int_equal(plan.ops[tmp].mode, 0700);
+	assert_true(find_op(&plan, CR_MOUNT_TMPFS, "/tmp") < tmp);
+	cr_mount_plan_done(&plan);
+}
+
 static void test_workspace_inside_home(void **state)
 {
 	struct cr_policy p = make_policy("/home/u/proj", "/home/u", NULL, 0);
@@ -729,6 +753,7 @@ int main(void)
 		cmocka_unit_test(test_tmp),
 		cmocka_unit_test(test_home_private),
 		cmocka_unit_test(test_home_root_not_covered),
+		cmocka_unit_test(test_home_tmp),
 		cmocka_unit_test(test_workspace_inside_home),
 		cmocka_unit_test(test_home_inside_workspace),
 		cmocka_unit_test(test_home_inside_shown_path),
