@@ -110,7 +110,7 @@ static int exec_command(char *const argv[], char *const envp[])
 	return saw_eacces ? -EACCES : -ENOENT;
 }
 
-static _Noreturn void command_main(struct cr_child_ctx *ctx)
+_Noreturn void cr_command_main(struct cr_child_ctx *ctx)
 {
 	struct cr_child_msg msg = { .type = CR_MSG_ERROR };
 	sigset_t none;
@@ -126,6 +126,9 @@ static _Noreturn void command_main(struct cr_child_ctx *ctx)
 	if (r < 0) {
 		msg.stage = CR_STAGE_FDS;
 	} else {
+		/* The syscall filter, when there is one, goes here: last before execve, after
+		 * no_new_privs (set by pid 1 and inherited), so that nothing of corral's own setup
+		 * has to pass it. */
 		r = exec_command(ctx->policy->argv, ctx->policy->env);
 		msg.stage = CR_STAGE_EXEC;
 		(void)snprintf(msg.detail, sizeof(msg.detail), "%s", ctx->policy->argv[0]);
@@ -199,7 +202,7 @@ _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 		_exit(CR_EXIT_SETUP_SILENT);
 	}
 	if (cmd == 0)
-		command_main(ctx);
+		cr_command_main(ctx);
 	/* pid 1 needs nothing of what corral was started with but the report pipe. */
 	(void)close_all_but(ctx->msg_fd);
 	mask_forwarded(SIG_UNBLOCK);

@@ -73,6 +73,10 @@ int cr_stages_run(struct cr_child_ctx *ctx, enum cr_stage *ret_failed);
 /* The child's body after clone: build the sandbox, fork the command, reap. Never returns. */
 _Noreturn void cr_child_main(struct cr_child_ctx *ctx);
 
+/* The command's side of the fork: reset signals, close descriptors, execve with a PATH search in
+ * the sandbox's environment. Reports a failure on ctx->msg_fd and exits 126/127. */
+_Noreturn void cr_command_main(struct cr_child_ctx *ctx);
+
 /* Apply the mount plan under the directory @root (the new root, not yet pivoted into). Returns 0
  * or -errno with the path that failed in ctx->detail. */
 int cr_mounts_open_sources(struct cr_child_ctx *ctx);
