@@ -44,10 +44,36 @@ const char cr_run_usage[] =
 	"      --map-root        appear as uid/gid 0 inside (still unprivileged on the host)\n"
 	"      --uid N, --gid N  host ids to run as when corral runs as root (default 65534)\n"
 	"      --hostname NAME   hostname inside the sandbox (default corral)\n"
+	"System calls:\n"
+	"      --seccomp=MODE    default (refuse ptrace, mount, namespaces, bpf, io_uring,\n"
+	"                        keyrings, modules, ... with EPERM), strict (also obsolete and\n"
+	"                        rarely used calls), or off; other ABIs (i386, x32) are refused\n"
+	"      --seccomp-profile FILE  an INI profile of syscalls and @groups with actions,\n"
+	"                        compiled with libseccomp and cached (see corral(1))\n"
+	"      --spawn=yes|no    no: the command cannot start processes; threads still can\n"
 	"Environment and descriptors:\n"
 	"      --setenv K=V      set K in the command's environment (repeatable)\n"
 	"      --keep-env K      pass K from corral's environment (repeatable)\n"
 	"      --keep-fd N       pass descriptor N (all others above 2 are closed) (repeatable)\n"
+	"Resource limits (cgroup v2, else v1, else rlimits; the JSON status says which):\n"
+	"      --memory BYTES    memory cap (K, M, G, T suffixes; max); no swap unless\n"
+	"                        --memory-swap; the OOM killer's kill exits 137\n"
+	"      --memory-swap BYTES  swap allowed on top of --memory\n"
+	"      --pids N          processes and threads (default 4096; max for none)\n"
+	"      --cpu CPUS        CPU bandwidth, in CPUs (0.5 = half of one; cpu.max)\n"
+	"      --cpu-time SECS   CPU seconds per process (RLIMIT_CPU; SIGXCPU, then SIGKILL)\n"
+	"      --file-size BYTES largest file a process may write (RLIMIT_FSIZE)\n"
+	"      --open-files N    descriptors per process (RLIMIT_NOFILE)\n"
+	"      --limits=MODE     best-effort (default: enforce what the host can, warn about\n"
+	"                        the rest) or required (a limit that cannot be enforced: exit 125)\n"
+	"Landlock and degraded mode:\n"
+	"      --landlock=MODE   best-effort (default: what this kernel has; what it lacks is\n"
+	"                        reported), required (exit 125 if it lacks any), or off\n"
+	"      --landlock-min-abi N  exit 125 unless the kernel has Landlock ABI N (1-7) or newer\n"
+	"      --tcp-connect PORTS  TCP may connect only to PORTS, e.g. 443,8000-8100 (repeatable)\n"
+	"      --tcp-bind PORTS  TCP may bind only PORTS; 0 is a port the kernel picks (repeatable)\n"
+	"      --allow-degraded  where user namespaces are unavailable, run under Landlock\n"
+	"                        without them, and say which layers are missing\n"
 	"Lifetime and reporting:\n"
 	"      --timeout SECS    stop the sandbox after SECS (decimal); exit 124\n"
 	"      --kill-after SECS grace between SIGTERM and SIGKILL on timeout (default 2)\n"
@@ -69,12 +95,22 @@ enum {
 	OPT_UID,
 	OPT_GID,
 	OPT_HOSTNAME,
+	OPT_SECCOMP,
+	OPT_SECCOMP_PROFILE,
+	OPT_SPAWN,
 	OPT_SETENV,
 	OPT_KEEP_ENV,
 	OPT_KEEP_FD,
 	OPT_TIMEOUT,
 	OPT_KILL_AFTER,
 	OPT_JSON_STATUS,
+	OPT_LIMIT_FIRST, /* OPT_LIMIT_FIRST + enum cr_limit */
+	OPT_LIMITS = OPT_LIMIT_FIRST + _CR_LIMIT_MAX,
+	OPT_LANDLOCK,
+	OPT_LANDLOCK_MIN_ABI,
+	OPT_TCP_CONNECT,
+	OPT_TCP_BIND,
+	OPT_ALLOW_DEGRADED,
 };
 
 static const struct option run_options[] = {
@@ -88,12 +124,28 @@ static const struct option run_options[] = {
 	{ "uid", required_argument, NULL, OPT_UID },
 	{ "gid", required_argument, NULL, OPT_GID },
 	{ "hostname", required_argument, NULL, OPT_HOSTNAME },
+	{ "seccomp", required_argument, NULL, OPT_SECCOMP },
+	{ "seccomp-profile", required_argument, NULL, OPT_SECCOMP_PROFILE },
+	{ "spawn", required_argument, NULL, OPT_SPAWN },
 	{ "setenv", required_argument, NULL, OPT_SETENV },
 	{ "keep-env", required_argument, NULL, OPT_KEEP_ENV },
 	{ "keep-fd", required_argument, NULL, OPT_KEEP_FD },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "kill-after", required_argument, NULL, OPT_KILL_AFTER },
 	{ "json-status", required_argument, NULL, OPT_JSON_STATUS },
+	{ "memory", required_argument, NULL, OPT_LIMIT_FIRST + CR_LIMIT_MEMORY },
+	{ "memory-swap", required_argument, NULL, OPT_LIMIT_FIRST + CR_LIMIT_MEMORY_SWAP },
+	{ "pids", required_argument, NULL, OPT_LIMIT_FIRST + CR_LIMIT_PIDS },
+	{ "cpu", required_argument, NULL, OPT_LIMIT_FIRST + CR_LIMIT_CPU },
+	{ "cpu-time", required_argument, NULL, OPT_LIMIT_FIRST + CR_LIMIT_CPU_TIME },
+	{ "file-size", required_argument, NULL, OPT_LIMIT_FIRST + CR_LIMIT_FILE_SIZE },
+	{ "open-files", required_argument, NULL, OPT_LIMIT_FIRST + CR_LIMIT_OPEN_FILES },
+	{ "limits", required_argument, NULL, OPT_LIMITS },
+	{ "landlock", required_argument, NULL, OPT_LANDLOCK },
+	{ "landlock-min-abi", required_argument, NULL, OPT_LANDLOCK_MIN_ABI },
+	{ "tcp-connect", required_argument, NULL, OPT_TCP_CONNECT },
+	{ "tcp-bind", required_argument, NULL, OPT_TCP_BIND },
+	{ "allow-degraded", no_argument, NULL, OPT_ALLOW_DEGRADED },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{}
@@ -173,6 +225,74 @@ static int push(void *arrayp, size_t *n, size_t elem_size, const void *elem)
 	return 0;
 }
 
+static int parse_limit(int c, const char *arg, struct cr_run_options *o, char *msg, size_t size)
+{
+	static const char *const forms[_CR_LIMIT_MAX] = {
+		[CR_LIMIT_MEMORY] = "bytes with an optional K, M, G or T suffix, or max",
+		[CR_LIMIT_MEMORY_SWAP] = "bytes with an optional K, M, G or T suffix, or max",
+		[CR_LIMIT_PIDS] = "a number of processes (1-4194304), or max",
+		[CR_LIMIT_CPU] = "a number of CPUs such as 0.5 or 2 (at least 0.001), or max",
+		[CR_LIMIT_CPU_TIME] = "a whole number of seconds, or max",
+		[CR_LIMIT_FILE_SIZE] = "bytes with an optional K, M, G or T suffix, or max",
+		[CR_LIMIT_OPEN_FILES] = "a number of descriptors (1-1048576), or max",
+	};
+	enum cr_limit l = (enum cr_limit)(c - OPT_LIMIT_FIRST);
+
+	if (c == OPT_LIMITS) {
+		if (strcmp(arg, "required") != 0 && strcmp(arg, "best-effort") != 0)
+			return fail(msg, size,
+				    "--limits: unknown mode '%s' (expected best-effort or required)", arg);
+		o->limits.required = strcmp(arg, "required") == 0;
+		return 0;
+	}
+	if (cr_limit_parse(l, arg, &o->limits.value[l]) < 0)
+		return fail(msg, size, "%s: '%s' is not %s", cr_limit_option(l), arg, forms[l]);
+	o->limits.set[l] = true;
+	return 0;
+}
+
+static int parse_landlock(int c, const char *arg, struct cr_run_options *o, char *msg,
+			  size_t size)
+{
+	uint64_t v;
+	int r;
+
+	switch (c) {
+	case OPT_LANDLOCK:
+		o->landlock = cr_landlock_mode_from_string(arg);
+		if (o->landlock < 0)
+			return fail(msg, size,
+				    "--landlock: unknown mode '%s' (expected best-effort, required or off)",
+				    arg);
+		return 0;
+	case OPT_LANDLOCK_MIN_ABI:
+		if (cr_parse_uint(arg, 1, CR_LANDLOCK_ABI_MAX, &v) < 0)
+			return fail(msg, size,
+				    "--landlock-min-abi: '%s' is not a Landlock ABI version this corral knows (1-%d)",
+				    arg, CR_LANDLOCK_ABI_MAX);
+		o->landlock_min_abi = (int)v;
+		return 0;
+	case OPT_TCP_CONNECT:
+	case OPT_TCP_BIND:
+		if (c == OPT_TCP_CONNECT)
+			r = cr_ports_parse(arg, 1, &o->tcp_connect, &o->n_tcp_connect);
+		else
+			r = cr_ports_parse(arg, 0, &o->tcp_bind, &o->n_tcp_bind);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0)
+			return fail(msg, size,
+				    "%s: '%s' is not a list of ports (%d-65535) and ranges, such as 80,443,8000-8100",
+				    c == OPT_TCP_CONNECT ? "--tcp-connect" : "--tcp-bind", arg,
+				    c == OPT_TCP_CONNECT);
+		return 0;
+	case OPT_ALLOW_DEGRADED:
+	default:
+		o->allow_degraded = true;
+		return 0;
+	}
+}
+
 static int parse_one(int c, const char *arg, struct cr_run_options *o, char *msg, size_t size)
 {
 	struct cr_cli_path path = { .path = arg };
@@ -216,6 +336,20 @@ static int parse_one(int c, const char *arg, struct cr_run_options *o, char *msg
 	case OPT_HOSTNAME:
 		o->hostname = arg;
 		return 0;
+	case OPT_SECCOMP:
+		o->seccomp = cr_seccomp_mode_from_string(arg);
+		if (o->seccomp < 0)
+			return fail(msg, size,
+				    "--seccomp: unknown mode '%s' (expected default, strict or off)", arg);
+		return 0;
+	case OPT_SECCOMP_PROFILE:
+		o->seccomp_profile = arg;
+		return 0;
+	case OPT_SPAWN:
+		if (strcmp(arg, "yes") != 0 && strcmp(arg, "no") != 0)
+			return fail(msg, size, "--spawn: '%s' is not yes or no", arg);
+		o->no_spawn = strcmp(arg, "no") == 0;
+		return 0;
 	case OPT_SETENV:
 		if (arg[0] == '=' || !strchr(arg, '='))
 			return fail(msg, size, "--setenv: '%s' is not of the form KEY=VALUE", arg);
@@ -245,6 +379,10 @@ static int parse_one(int c, const char *arg, struct cr_run_options *o, char *msg
 	case OPT_JSON_STATUS:
 		o->json_status = arg;
 		return 0;
+	case OPT_LIMIT_FIRST ... OPT_LIMITS:
+		return parse_limit(c, arg, o, msg, size);
+	case OPT_LANDLOCK ... OPT_ALLOW_DEGRADED:
+		return parse_landlock(c, arg, o, msg, size);
 	case 'v':
 		o->verbose++;
 		return 0;
@@ -293,6 +431,12 @@ int cr_cli_parse_run(int argc, char **argv, struct cr_run_options *ret_opts, cha
 		*ret_opts = o;
 		return 0;
 	}
+	if (o.seccomp_profile && o.seccomp != CR_SECCOMP_DEFAULT) {
+		r = fail(msg, size,
+			 "--seccomp-profile cannot be combined with --seccomp=%s; the profile's 'base' key chooses default, strict or none",
+			 cr_seccomp_mode_to_string(o.seccomp));
+		goto fail;
+	}
 	if (optind >= argc) {
 		r = fail(msg, size, "no command given (usage: corral run [OPTIONS] [--] CMD [ARG...])");
 		goto fail;
@@ -315,5 +459,7 @@ void cr_run_options_done(struct cr_run_options *o)
 	free(o->setenv);
 	free(o->keep_env);
 	free(o->keep_fds);
+	free(o->tcp_connect);
+	free(o->tcp_bind);
 	*o = (struct cr_run_options){};
 }

@@ -28,11 +28,22 @@ struct cr_run_options {
 	int *keep_fds;
 	size_t n_keep_fds;
 	enum cr_net_mode net;
+	enum cr_landlock_mode landlock;	   /* --landlock */
+	int landlock_min_abi;		   /* --landlock-min-abi; 0: none */
+	struct cr_port_range *tcp_connect; /* --tcp-connect, every one given */
+	size_t n_tcp_connect;
+	struct cr_port_range *tcp_bind;	   /* --tcp-bind, every one given */
+	size_t n_tcp_bind;
+	bool allow_degraded;
 	bool map_root;
 	bool uid_set, gid_set;
 	uint32_t uid, gid;
 	uint64_t timeout_ms;	/* 0: none */
 	uint64_t kill_after_ms;
+	enum cr_seccomp_mode seccomp; /* --seccomp: default, strict or off */
+	const char *seccomp_profile;  /* --seccomp-profile FILE */
+	bool no_spawn;		      /* --spawn=no */
+	struct cr_limits limits; /* --memory ... --open-files, --limits */
 	int verbose;
 	bool help;
 	char **argv; /* the command; NULL-terminated; NULL when help was asked for */

@@ -62,6 +62,8 @@ struct cr_outcome {
 	enum cr_outcome_kind kind;
 	int status;
 	struct cr_setup_error error;
+	bool oom_killed;     /* the OOM killer killed a process of the sandbox (its memory limit) */
+	bool pids_limit_hit; /* a fork or clone failed at the sandbox's process limit */
 };
 
 struct cr_run; /* opaque, owned by the backend */

@@ -8,4 +8,5 @@ enum cr_exit_code {
 	CR_EXIT_NOEXEC = 126,	 /* the command was found but could not be executed */
 	CR_EXIT_NOTFOUND = 127,	 /* the command was not found */
 	CR_EXIT_SIGNAL_BASE = 128, /* 128 + n: the command was killed by signal n */
+	CR_EXIT_OOM = 137,	 /* the OOM killer killed a process of the sandbox (128 + SIGKILL) */
 };

@@ -27,6 +27,13 @@ static const char *const net_mode_names[_CR_NET_MAX] = {
 	[CR_NET_HOST] = "host",
 };
 
+static const char *const seccomp_mode_names[_CR_SECCOMP_MAX] = {
+	[CR_SECCOMP_DEFAULT] = "default",
+	[CR_SECCOMP_STRICT] = "strict",
+	[CR_SECCOMP_OFF] = "off",
+	[CR_SECCOMP_PROFILE] = "profile",
+};
+
 const char *cr_path_access_to_string(enum cr_path_access a)
 {
 	return a >= 0 && a < _CR_PATH_ACCESS_MAX ? path_access_names[a] : NULL;
@@ -45,6 +52,38 @@ enum cr_net_mode cr_net_mode_from_string(const char *s)
 	return _CR_NET_INVALID;
 }
 
+static const char *const landlock_mode_names[_CR_LANDLOCK_MODE_MAX] = {
+	[CR_LANDLOCK_BEST_EFFORT] = "best-effort",
+	[CR_LANDLOCK_REQUIRED] = "required",
+	[CR_LANDLOCK_OFF] = "off",
+};
+
+const char *cr_landlock_mode_to_string(enum cr_landlock_mode m)
+{
+	return m >= 0 && m < _CR_LANDLOCK_MODE_MAX ? landlock_mode_names[m] : NULL;
+}
+
+enum cr_landlock_mode cr_landlock_mode_from_string(const char *s)
+{
+	for (int i = 0; i < _CR_LANDLOCK_MODE_MAX; i++)
+		if (s && strcmp(s, landlock_mode_names[i]) == 0)
+			return i;
+	return _CR_LANDLOCK_MODE_INVALID;
+}
+
+const char *cr_seccomp_mode_to_string(enum cr_seccomp_mode m)
+{
+	return m >= 0 && m < _CR_SECCOMP_MAX ? seccomp_mode_names[m] : NULL;
+}
+
+enum cr_seccomp_mode cr_seccomp_mode_from_string(const char *s)
+{
+	for (int i = 0; i < _CR_SECCOMP_MAX; i++)
+		if (s && i != CR_SECCOMP_PROFILE && strcmp(s, seccomp_mode_names[i]) == 0)
+			return i;
+	return _CR_SECCOMP_INVALID;
+}
+
 void cr_policy_done(struct cr_policy *p)
 {
 	free(p->workspace);
@@ -56,6 +95,9 @@ void cr_policy_done(struct cr_policy *p)
 	free(p->hostname);
 	strv_freep(&p->env);
 	free(p->keep_fds);
+	free(p->tcp_connect);
+	free(p->tcp_bind);
+	free(p->seccomp_profile);
 	*p = (struct cr_policy){};
 }
 
@@ -221,16 +263,82 @@ static int build_fds(const struct cr_run_options *o, struct cr_policy *p, char *
 	return 0;
 }
 
+static int build_seccomp(const struct cr_run_options *o, struct cr_policy *p, char *msg, size_t size)
+{
+	struct stat st;
+	int r;
+
+	p->seccomp = o->seccomp;
+	p->no_spawn = o->no_spawn;
+	if (!o->seccomp_profile)
+		return 0;
+	r = resolve_host_path("--seccomp-profile", o->seccomp_profile, &p->seccomp_profile, msg,
+			      size);
+	if (r < 0)
+		return r;
+	if (stat(p->seccomp_profile, &st) < 0)
+		return fail(msg, size, negative_errno(), "--seccomp-profile '%s': %m",
+			    p->seccomp_profile);
+	if (!S_ISREG(st.st_mode))
+		return fail(msg, size, -EINVAL, "--seccomp-profile '%s' is not a regular file",
+			    p->seccomp_profile);
+	p->seccomp = CR_SECCOMP_PROFILE;
+	return 0;
+}
+
+static int copy_ports(const struct cr_port_range *src, size_t n, struct cr_port_range **ret)
+{
+	*ret = n ? reallocarray(NULL, n, sizeof(*src)) : NULL;
+	if (n && !*ret)
+		return -ENOMEM;
+	if (n)
+		memcpy(*ret, src, n * sizeof(*src));
+	return 0;
+}
+
+/* --landlock, --landlock-min-abi, --tcp-connect, --tcp-bind and --allow-degraded: what cannot
+ * work together is refused here rather than ignored later. */
+static int build_landlock(const struct cr_run_options *o, struct cr_policy *p, char *msg,
+			  size_t size)
+{
+	const char *needs = o->landlock_min_abi ? "--landlock-min-abi"
+			    : o->n_tcp_connect	? "--tcp-connect"
+			    : o->n_tcp_bind	? "--tcp-bind"
+			    : o->allow_degraded ? "--allow-degraded"
+						: NULL;
+	int r;
+
+	if (o->landlock == CR_LANDLOCK_OFF && needs)
+		return fail(msg, size, -EINVAL, "%s needs Landlock: it cannot be combined with --landlock=off%s",
+			    needs, strcmp(needs, "--allow-degraded") == 0
+				    ? " (corral never runs a command with neither namespaces nor Landlock)"
+				    : "");
+	p->landlock = o->landlock;
+	p->landlock_min_abi = o->landlock_min_abi;
+	p->allow_degraded = o->allow_degraded;
+	r = copy_ports(o->tcp_connect, o->n_tcp_connect, &p->tcp_connect);
+	if (r >= 0)
+		r = copy_ports(o->tcp_bind, o->n_tcp_bind, &p->tcp_bind);
+	if (r < 0)
+		return r;
+	p->n_tcp_connect = o->n_tcp_connect;
+	p->n_tcp_bind = o->n_tcp_bind;
+	return 0;
+}
+
 int cr_policy_build(const struct cr_run_options *o, char *const *host_env, bool is_root,
 		    struct cr_policy *ret, char *msg, size_t size)
 {
 	struct cr_policy p = {
 		.timeout_ms = o->timeout_ms,
 		.kill_after_ms = o->kill_after_ms,
+		.limits = o->limits,
 		.argv = o->argv,
 	};
 	int r;
 
+	if (p.limits.value[CR_LIMIT_PIDS] == CR_LIMIT_UNSET)
+		p.limits.value[CR_LIMIT_PIDS] = CR_DEFAULT_PIDS; /* a fork bomb stops here */
 	r = build_workspace(o, &p, msg, size);
 	if (r >= 0)
 		r = build_paths(o, &p, msg, size);
@@ -242,6 +350,10 @@ int cr_policy_build(const struct cr_run_options *o, char *const *host_env, bool 
 		r = build_home(host_env, &p);
 	if (r >= 0)
 		r = build_fds(o, &p, msg, size);
+	if (r >= 0)
+		r = build_landlock(o, &p, msg, size);
+	if (r >= 0)
+		r = build_seccomp(o, &p, msg, size);
 	if (r >= 0)
 		r = cr_env_build(host_env, p.home, o->keep_env, o->n_keep_env, o->setenv,
 				 o->n_setenv, &p.env);

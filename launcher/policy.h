@@ -9,6 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cgroup/limits.h"
+#include "ports.h"
+
 enum cr_path_access {
 	CR_PATH_RO,   /* visible, read-only */
 	CR_PATH_RW,   /* visible, writable */
@@ -24,6 +27,28 @@ enum cr_net_mode {
 	_CR_NET_INVALID = -EINVAL,
 };
 
+/* The syscall filter (--seccomp, --seccomp-profile). */
+enum cr_seccomp_mode {
+	CR_SECCOMP_DEFAULT, /* the built-in denylist */
+	CR_SECCOMP_STRICT,  /* the denylist and what an agent's commands do not need either */
+	CR_SECCOMP_OFF,	    /* none, by explicit choice */
+	CR_SECCOMP_PROFILE, /* a user profile: --seccomp-profile FILE */
+	_CR_SECCOMP_MAX,
+	_CR_SECCOMP_INVALID = -EINVAL,
+};
+
+/* Landlock (--landlock). */
+enum cr_landlock_mode {
+	CR_LANDLOCK_BEST_EFFORT, /* what the kernel has; what it lacks is reported (the default) */
+	CR_LANDLOCK_REQUIRED,	 /* refuse to run when the kernel lacks a right of the policy */
+	CR_LANDLOCK_OFF,	 /* none, by explicit choice */
+	_CR_LANDLOCK_MODE_MAX,
+	_CR_LANDLOCK_MODE_INVALID = -EINVAL,
+};
+
+/* The highest Landlock ABI this corral knows (Linux 6.15); --landlock-min-abi goes up to it. */
+#define CR_LANDLOCK_ABI_MAX 7
+
 struct cr_path_rule {
 	char *path; /* absolute and canonical (symlinks and ".." resolved) */
 	enum cr_path_access access;
@@ -36,6 +61,13 @@ struct cr_policy {
 	struct cr_path_rule *paths;
 	size_t n_paths;
 	enum cr_net_mode net;
+	enum cr_landlock_mode landlock;
+	int landlock_min_abi;		   /* --landlock-min-abi; 0: none */
+	struct cr_port_range *tcp_connect; /* --tcp-connect; NULL: connect is not restricted */
+	size_t n_tcp_connect;
+	struct cr_port_range *tcp_bind;	   /* --tcp-bind; NULL: bind is not restricted */
+	size_t n_tcp_bind;
+	bool allow_degraded; /* without user namespaces, run under Landlock without them */
 	bool map_root;	/* the command sees itself as uid/gid 0 (still unprivileged on the host) */
 	uint32_t uid;	/* host ids the sandbox runs as when corral itself runs as root */
 	uint32_t gid;
@@ -45,12 +77,21 @@ struct cr_policy {
 	size_t n_keep_fds;
 	uint64_t timeout_ms;	/* 0: none */
 	uint64_t kill_after_ms; /* grace between the polite stop and the forced one */
+	enum cr_seccomp_mode seccomp;
+	char *seccomp_profile;	/* canonical path of the profile, with CR_SECCOMP_PROFILE */
+	bool no_spawn;		/* --spawn=no: the command cannot start processes (threads still) */
+	struct cr_limits limits; /* --memory, --pids, ...; pids defaults to CR_DEFAULT_PIDS */
 	char **argv;		/* the command, NULL-terminated, argv[0] looked up in the sandbox PATH */
 };
 
 const char *cr_path_access_to_string(enum cr_path_access a);
 const char *cr_net_mode_to_string(enum cr_net_mode m);
 enum cr_net_mode cr_net_mode_from_string(const char *s);
+const char *cr_seccomp_mode_to_string(enum cr_seccomp_mode m);
+const char *cr_landlock_mode_to_string(enum cr_landlock_mode m);
+enum cr_landlock_mode cr_landlock_mode_from_string(const char *s);
+/* "default", "strict" or "off": the values --seccomp takes ("profile" is not one). */
+enum cr_seccomp_mode cr_seccomp_mode_from_string(const char *s);
 
 /* Free everything the policy owns and zero it. Accepts an already-empty policy. */
 void cr_policy_done(struct cr_policy *p);

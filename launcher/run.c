@@ -101,6 +101,10 @@ static void report(const struct run_state *s, const struct cr_setup_error *err,
 		cr_log_error("%s", err->message);
 	else if (err)
 		cr_log_error("sandbox setup failed at stage '%s': %s", err->stage, err->message);
+	if (!s->timed_out && s->have_outcome && s->outcome.oom_killed)
+		cr_log_error("out of memory: the kernel's OOM killer killed a process of the sandbox (--memory); exit 137");
+	if (s->have_outcome && s->outcome.pids_limit_hit)
+		cr_log_warning("the sandbox reached its process limit (--pids): a fork failed");
 }
 
 static int write_status(const struct run_state *s, const struct cr_setup_error *err, int code,

@@ -19,6 +19,8 @@ int cr_exit_code(const struct cr_outcome *o, bool timed_out)
 		return CR_EXIT_TIMEOUT;
 	if (!o)
 		return CR_EXIT_SETUP;
+	if (o->oom_killed && (o->kind == CR_OUTCOME_EXITED || o->kind == CR_OUTCOME_SIGNALED))
+		return CR_EXIT_OOM;
 	switch (o->kind) {
 	case CR_OUTCOME_EXITED:
 		return o->status;
@@ -113,8 +115,17 @@ json_object *cr_status_build(const struct cr_status *s)
 	r |= json_object_object_add(o, "signal_name",
 				    signame ? json_object_new_string(signame) : NULL);
 	r |= json_object_object_add(o, "timed_out", json_object_new_boolean(s->timed_out));
+	r |= json_object_object_add(o, "oom_killed",
+				    json_object_new_boolean(s->outcome && s->outcome->oom_killed));
+	r |= json_object_object_add(o, "pids_limit_hit",
+				    json_object_new_boolean(s->outcome && s->outcome->pids_limit_hit));
 	r |= json_object_object_add(o, "duration_ms",
 				    json_object_new_double_s(s->duration_ms, duration));
+	/* The driver says so in enforced.degraded; repeated here, where no reader can miss it. */
+	r |= json_object_object_add(
+		o, "degraded",
+		json_object_new_boolean(s->enforced && json_object_get_boolean(json_object_object_get(
+								  s->enforced, "degraded"))));
 	r |= json_object_object_add(o, "enforced",
 				    s->enforced ? json_object_get(s->enforced) : NULL);
 	r |= json_object_object_add(o, "error", s->error ? error_object(s->error) : NULL);

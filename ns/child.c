@@ -19,6 +19,7 @@
 #include "exit-codes.h"
 #include "linux-internal.h"
 #include "macro.h"
+#include "seccomp/seccomp.h"
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
 
@@ -125,10 +126,12 @@ _Noreturn void cr_command_main(struct cr_child_ctx *ctx)
 	r = close_fds(ctx);
 	if (r < 0) {
 		msg.stage = CR_STAGE_FDS;
+	} else if ((r = cr_seccomp_install(ctx->seccomp)) < 0) {
+		/* The syscall filter: last before execve, after no_new_privs (set by pid 1 and
+		 * inherited), so that nothing of corral's own setup has to pass it. Pid 1 stays
+		 * unfiltered. */
+		msg.stage = CR_STAGE_SECCOMP;
 	} else {
-		/* The syscall filter, when there is one, goes here: last before execve, after
-		 * no_new_privs (set by pid 1 and inherited), so that nothing of corral's own setup
-		 * has to pass it. */
 		r = exec_command(ctx->policy->argv, ctx->policy->env);
 		msg.stage = CR_STAGE_EXEC;
 		(void)snprintf(msg.detail, sizeof(msg.detail), "%s", ctx->policy->argv[0]);

@@ -20,12 +20,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup/cgroup.h"
+#include "degraded.h"
 #include "exit-codes.h"
+#include "landlock-plan.h"
 #include "linux-internal.h"
 #include "log.h"
 #include "macro.h"
 #include "ns.h"
 #include "path-util.h"
+#include "seccomp/seccomp.h"
 
 struct cr_run {
 	const struct cr_policy *policy;
@@ -44,6 +48,10 @@ struct cr_run {
 	int cmd_status;	   /* wait status of the command */
 	bool have_error;
 	struct cr_setup_error error;
+	struct cr_cgroup *cgroup; /* the run's cgroups and rlimits; created in prepare */
+	struct cr_seccomp *seccomp; /* the command's syscall filter; prepared in prepare */
+	bool oom_killed, pids_limit_hit;
+	struct cr_degraded *degraded; /* --allow-degraded, and clone could not make namespaces */
 };
 
 static const struct {
@@ -127,16 +135,78 @@ static void warn_unwritable_workspace(const struct cr_policy *p, const struct cr
 			       m->outside_uid, p->workspace, m->outside_uid);
 }
 
+/* The run's cgroups and rlimits. A limit given on the command line that cannot be enforced is a
+ * warning, or with --limits=required a failure (stage "limits"). */
+static int prepare_limits(struct cr_run *run, struct cr_setup_error *err)
+{
+	const struct cr_limits *lim = &run->policy->limits;
+	const struct cr_limits_report *rep;
+	char msg[512] = "", v[32];
+	int r;
+
+	r = cr_cgroup_create(lim, &run->cgroup, msg, sizeof(msg));
+	if (r < 0) {
+		set_error(err, CR_STAGE_LIMITS, -r, "%s", msg[0] ? msg : strerror(-r));
+		return r;
+	}
+	rep = cr_cgroup_report(run->cgroup);
+	for (int l = 0; l < _CR_LIMIT_MAX; l++) {
+		cr_limit_format(l, rep->value[l], v, sizeof(v));
+		if (rep->mode[l] != CR_LIMIT_MODE_NONE)
+			cr_debug("limit %s=%s: %s", cr_limit_to_string(l), v,
+				 cr_limit_mode_to_string(rep->mode[l]));
+		else if (lim->set[l] && cr_limit_is_finite(lim->value[l]))
+			cr_log_warning("%s %s is not enforced: %s", cr_limit_option(l), v,
+				       rep->why[l]);
+	}
+	run->ctx.rlimits = cr_cgroup_rlimits(run->cgroup);
+	return 0;
+}
+
+/* The Landlock plan: the rights this kernel has, the rules from the mount plan. --landlock=required
+ * or --landlock-min-abi that the kernel cannot satisfy fail here, at stage "landlock". */
+static int prepare_landlock(struct cr_run *run, struct cr_setup_error *err)
+{
+	char msg[512] = "";
+	int r;
+
+	r = cr_ns_landlock_prepare(run->policy, &run->ctx.plan, &run->ctx.landlock, msg,
+				   sizeof(msg));
+	if (r < 0)
+		set_error(err, CR_STAGE_LANDLOCK, -r, "%s", msg[0] ? msg : strerror(-r));
+	return r;
+}
+
+/* The syscall filter, ready before clone: a built-in program, or a profile compiled (or taken
+ * from the cache) here, in corral's own process, never in the sandbox. */
+static int prepare_seccomp(const struct cr_policy *p, struct cr_seccomp **ret,
+			   struct cr_setup_error *err)
+{
+	char msg[512] = "";
+	int r;
+
+	r = cr_seccomp_prepare(p->seccomp, p->seccomp_profile, !p->no_spawn, ret, msg, sizeof(msg));
+	if (r < 0) {
+		set_error(err, CR_STAGE_SECCOMP, -r, "%s", msg[0] ? msg : strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
 static int linux_prepare(const struct cr_policy *p, struct cr_run **ret,
 			 struct cr_setup_error *err)
 {
 	_cleanup_free_ struct cr_run *run = NULL;
+	_cleanup_(cr_seccomp_freep) struct cr_seccomp *seccomp = NULL;
 	struct cr_setup_error scratch;
 	int r;
 
 	if (!err)
 		err = &scratch;
 	r = check_policy(p, err);
+	if (r < 0)
+		return r;
+	r = prepare_seccomp(p, &seccomp, err);
 	if (r < 0)
 		return r;
 	run = calloc(1, sizeof(*run));
@@ -155,6 +225,17 @@ static int linux_prepare(const struct cr_policy *p, struct cr_run **ret,
 	r = cr_mount_plan_build(p, &cr_host_view_real, &run->ctx.plan);
 	if (r < 0)
 		return r;
+	r = prepare_landlock(run, err);
+	if (r < 0) {
+		cr_mount_plan_done(&run->ctx.plan);
+		return r;
+	}
+	r = prepare_limits(run, err);
+	if (r < 0) {
+		cr_mount_plan_done(&run->ctx.plan);
+		cr_landlock_plan_done(&run->ctx.landlock);
+		return r;
+	}
 	warn_unwritable_workspace(p, &run->ctx.idmap);
 	for (size_t i = 0; i < run->ctx.plan.n_ops; i++) {
 		const struct cr_mount_op *op = &run->ctx.plan.ops[i];
@@ -163,18 +244,29 @@ static int linux_prepare(const struct cr_policy *p, struct cr_run **ret,
 			 op->src ? " <- " : "", op->src ?: "",
 			 op->flags & CR_MNT_WRITABLE ? " (writable)" : "");
 	}
+	run->seccomp = TAKE_PTR(seccomp);
+	run->ctx.seccomp = run->seccomp;
 	*ret = TAKE_PTR(run);
 	return 0;
 }
 
-static pid_t clone_child(unsigned long flags)
+/* With @cgroup_fd (a cgroup v2 directory), the child starts inside that cgroup: it is never,
+ * even briefly, outside it. *ret_in_cgroup says whether that happened. */
+static pid_t clone_child(unsigned long flags, int cgroup_fd, bool *ret_in_cgroup)
 {
 	struct clone_args args = { .flags = flags, .exit_signal = SIGCHLD };
 	long pid;
 
+	if (cgroup_fd >= 0) {
+		args.flags |= CLONE_INTO_CGROUP;
+		args.cgroup = (uint64_t)cgroup_fd;
+	}
+	*ret_in_cgroup = cgroup_fd >= 0;
 	pid = syscall(SYS_clone3, &args, sizeof(args));
-	if (pid < 0 && errno == ENOSYS) /* FIXME: drop once Linux 5.3 is the baseline */
+	if (pid < 0 && errno == ENOSYS) { /* FIXME: drop once Linux 5.7 is the baseline */
+		*ret_in_cgroup = false;
 		pid = syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, 0);
+	}
 	return (pid_t)pid;
 }
 
@@ -199,9 +291,63 @@ static void block_signals(struct cr_run *run, sigset_t *set)
 	run->mask_saved = true;
 }
 
+static bool userns_refused(int r)
+{
+	return r == -EPERM || r == -ENOSPC || r == -EACCES || r == -EINVAL;
+}
+
+/* Degraded mode, once clone could not make the namespaces (@clone_err): the command in a plain
+ * child, placed in the run's cgroups, started once it is there. */
+static int start_degraded(struct cr_run *run, int clone_err)
+{
+	int sync_pipe[2], msg_pipe[2], r;
+	bool in_cgroup;
+	pid_t pid, parent = getpid();
+
+	r = cr_degraded_prepare(&run->ctx, clone_err, &run->degraded, &run->error);
+	if (r < 0) {
+		run->have_error = true;
+		return r;
+	}
+	if (pipe2(sync_pipe, O_CLOEXEC) < 0)
+		return negative_errno();
+	if (pipe2(msg_pipe, O_CLOEXEC) < 0) {
+		(void)close(sync_pipe[0]);
+		(void)close(sync_pipe[1]);
+		return negative_errno();
+	}
+	closep(&run->msg_fd);
+	run->msg_fd = msg_pipe[0];
+	run->ctx.msg_fd = msg_pipe[1];
+	pid = clone_child(0, cr_cgroup_clone_fd(run->cgroup), &in_cgroup);
+	if (pid == 0) {
+		(void)close(sync_pipe[1]);
+		(void)close(msg_pipe[0]);
+		cr_degraded_child_main(&run->ctx, run->degraded, sync_pipe[0], parent);
+	}
+	(void)close(sync_pipe[0]);
+	closep(&run->ctx.msg_fd);
+	run->sync_w = sync_pipe[1];
+	if (pid < 0)
+		return negative_errno();
+	run->pid = pid;
+	r = cr_cgroup_attach(run->cgroup, pid, in_cgroup);
+	if (r < 0) {
+		set_error(&run->error, CR_STAGE_LIMITS, -r,
+			  "cannot move the command into its cgroup: %s", strerror(-r));
+		run->have_error = true;
+		(void)kill(pid, SIGKILL);
+		return r;
+	}
+	if (write(run->sync_w, "1", 1) != 1)
+		return negative_errno();
+	return 0;
+}
+
 static int start_child(struct cr_run *run, int *sync_w)
 {
-	int sync_pipe[2], msg_pipe[2];
+	int sync_pipe[2], msg_pipe[2], r;
+	bool in_cgroup;
 	pid_t pid;
 
 	if (pipe2(sync_pipe, O_CLOEXEC) < 0)
@@ -213,7 +359,7 @@ static int start_child(struct cr_run *run, int *sync_w)
 	}
 	run->ctx.sync_fd = sync_pipe[0];
 	run->ctx.msg_fd = msg_pipe[1];
-	pid = clone_child(run->clone_flags);
+	pid = clone_child(run->clone_flags, cr_cgroup_clone_fd(run->cgroup), &in_cgroup);
 	if (pid == 0) {
 		(void)close(sync_pipe[1]);
 		(void)close(msg_pipe[0]);
@@ -224,19 +370,36 @@ static int start_child(struct cr_run *run, int *sync_w)
 	run->msg_fd = msg_pipe[0];
 	*sync_w = sync_pipe[1];
 	if (pid < 0) {
-		int r = negative_errno();
 		char fix[256] = "";
 
+		r = negative_errno();
 		closep(sync_w);
-		if (r == -EPERM || r == -ENOSPC || r == -EACCES || r == -EINVAL)
+		if (userns_refused(r) && run->policy->allow_degraded)
+			return start_degraded(run, -r);
+		if (userns_refused(r))
 			cr_ns_userns_fix(fix, sizeof(fix));
 		set_error(&run->error, CR_STAGE_CLONE, -r,
-			  "cannot create the namespaces: %s%s%s; 'corral doctor' checks this host",
-			  strerror(-r), fix[0] ? "; fix: " : "", fix);
+			  "cannot create the namespaces: %s%s%s; 'corral doctor' checks this host%s",
+			  strerror(-r), fix[0] ? "; fix: " : "", fix,
+			  userns_refused(r) && run->ctx.landlock.enabled
+				  ? "; or pass --allow-degraded to run under Landlock without them"
+				  : "");
 		run->have_error = true;
 		return r;
 	}
 	run->pid = pid;
+	/* Where clone3 could not place it (cgroup v1: EBADF), the child is moved now, while it
+	 * still waits for the sync byte and has done nothing. */
+	r = cr_cgroup_attach(run->cgroup, pid, in_cgroup);
+	if (r < 0) {
+		set_error(&run->error, CR_STAGE_LIMITS, -r,
+			  "cannot move the sandbox into its cgroup: %s", strerror(-r));
+		run->have_error = true;
+		(void)kill(pid, SIGKILL);
+		return r;
+	}
+	cr_debug("cgroup setup (create, limits, placement%s): %.3f ms",
+		 in_cgroup ? " by CLONE_INTO_CGROUP" : "", cr_cgroup_setup_ms(run->cgroup));
 	return 0;
 }
 
@@ -255,7 +418,7 @@ static int linux_spawn(struct cr_run *run)
 	if (getuid() == 0 && setgroups(0, NULL) < 0)
 		return negative_errno();
 	r = start_child(run, &run->sync_w);
-	if (r < 0)
+	if (r < 0 || run->degraded)
 		return r;
 	r = cr_idmap_write(run->pid, &run->ctx.idmap, &file);
 	if (r < 0) {
@@ -305,8 +468,9 @@ static void read_signals(struct cr_run *run)
 
 	while (read(run->sig_fd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo != SIGCHLD) {
-			/* pid 1 forwards it to everything in the sandbox. */
-			(void)kill(run->pid, (int)si.ssi_signo);
+			/* pid 1 forwards it to everything in the sandbox; degraded, the command's
+			 * process group gets it. */
+			(void)kill(run->degraded ? -run->pid : run->pid, (int)si.ssi_signo);
 			continue;
 		}
 		if (!run->reaped && waitpid(run->pid, &run->init_status, WNOHANG) == run->pid)
@@ -320,6 +484,14 @@ static int64_t now_ms(void)
 
 	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static double now_ms_f(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 static void fill_outcome(const struct cr_run *run, struct cr_outcome *o)
@@ -352,6 +524,8 @@ static void fill_outcome(const struct cr_run *run, struct cr_outcome *o)
 			  "the sandbox's init exited with status %d before reporting",
 			  WEXITSTATUS(run->init_status));
 	}
+	o->oom_killed = run->oom_killed;
+	o->pids_limit_hit = run->pids_limit_hit;
 }
 
 static int linux_wait(struct cr_run *run, int64_t timeout_ms, struct cr_outcome *ret)
@@ -385,6 +559,13 @@ static int linux_wait(struct cr_run *run, int64_t timeout_ms, struct cr_outcome 
 		if (!run->reaped && waitpid(run->pid, &run->init_status, WNOHANG) == run->pid)
 			run->reaped = true;
 	}
+	if (run->degraded && !run->have_exit) {
+		/* No pid 1 reports: the child is the command. What it left behind goes now. */
+		run->have_exit = true;
+		run->cmd_status = run->init_status;
+		cr_degraded_kill(run->degraded, run->pid, 0, true);
+	}
+	cr_cgroup_events(run->cgroup, &run->oom_killed, &run->pids_limit_hit);
 	fill_outcome(run, ret);
 	return 0;
 }
@@ -393,6 +574,10 @@ static int linux_stop(struct cr_run *run, bool force)
 {
 	if (run->pid < 0 || run->reaped)
 		return 0;
+	if (run->degraded) {
+		cr_degraded_kill(run->degraded, run->pid, force ? SIGKILL : SIGTERM, force);
+		return 0;
+	}
 	if (kill(run->pid, force ? SIGKILL : SIGTERM) < 0)
 		return negative_errno();
 	return 0;
@@ -406,12 +591,21 @@ static struct cr_run *linux_run_free(struct cr_run *run)
 		(void)kill(run->pid, SIGKILL);
 		(void)waitpid(run->pid, NULL, 0);
 	}
+	run->degraded = cr_degraded_free(run->degraded);
 	closep(&run->msg_fd);
 	closep(&run->sig_fd);
 	closep(&run->sync_w);
 	if (run->mask_saved)
 		(void)sigprocmask(SIG_SETMASK, &run->old_mask, NULL);
+	if (run->cgroup) {
+		double t0 = now_ms_f();
+
+		run->cgroup = cr_cgroup_free(run->cgroup);
+		cr_debug("cgroup teardown (kill, rmdir): %.3f ms", now_ms_f() - t0);
+	}
 	cr_mount_plan_done(&run->ctx.plan);
+	cr_landlock_plan_done(&run->ctx.landlock);
+	cr_seccomp_free(run->seccomp);
 	free(run);
 	return NULL;
 }
@@ -451,6 +645,26 @@ unsigned long cr_ns_run_clone_flags(const struct cr_run *run)
 const struct cr_mount_plan *cr_ns_run_plan(const struct cr_run *run)
 {
 	return &run->ctx.plan;
+}
+
+const struct cr_landlock_plan *cr_ns_run_landlock(const struct cr_run *run)
+{
+	return &run->ctx.landlock;
+}
+
+const struct cr_degraded *cr_ns_run_degraded(const struct cr_run *run)
+{
+	return run->degraded;
+}
+
+const struct cr_limits_report *cr_ns_run_limits(const struct cr_run *run)
+{
+	return run->cgroup ? cr_cgroup_report(run->cgroup) : NULL;
+}
+
+const struct cr_seccomp *cr_ns_run_seccomp(const struct cr_run *run)
+{
+	return run->seccomp;
 }
 
 const char *cr_ns_name(unsigned long flag)

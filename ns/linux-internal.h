@@ -8,6 +8,7 @@
 
 #include "driver.h"
 #include "idmap.h"
+#include "landlock/landlock.h"
 #include "mount-plan.h"
 #include "policy.h"
 
@@ -27,12 +28,16 @@ enum cr_stage {
 	CR_STAGE_CWD,
 	CR_STAGE_CAPS,
 	CR_STAGE_NO_NEW_PRIVS,
+	CR_STAGE_LANDLOCK,
+	CR_STAGE_LIMITS,
 	CR_STAGE_FORK,
 	CR_STAGE_FDS,
+	CR_STAGE_SECCOMP, /* also the parent's, when a profile cannot be prepared */
 	CR_STAGE_EXEC,
 	/* Parent-side steps, reported in the same vocabulary. */
 	CR_STAGE_CLONE,
 	CR_STAGE_UID_MAP,
+	CR_STAGE_DEGRADED,
 	_CR_STAGE_MAX,
 };
 
@@ -52,6 +57,9 @@ struct cr_child_msg {
 	char detail[200];
 };
 
+struct cr_rlimits;
+struct cr_seccomp;
+
 /* What the child needs; prepared by the parent before clone, read-only afterwards except for
  * the plan's source descriptors and the scratch detail buffer. */
 struct cr_child_ctx {
@@ -61,6 +69,9 @@ struct cr_child_ctx {
 	int sync_fd; /* read end: one byte once the id maps are written, EOF if the parent died */
 	int msg_fd;  /* write end of the report pipe */
 	sigset_t ignored; /* interrupt signals corral was started with ignored; the command too */
+	const struct cr_rlimits *rlimits; /* set by pid 1 before the fork; NULL: only RLIMIT_CORE */
+	struct cr_landlock_plan landlock; /* enforced by pid 1 as its last stage before the fork */
+	const struct cr_seccomp *seccomp; /* installed by the command's process; NULL: none */
 	char detail[200];
 };
 

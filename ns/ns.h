@@ -6,6 +6,8 @@
 #include "idmap.h"
 
 struct json_object;
+struct cr_landlock_plan;
+struct cr_degraded;
 
 /* The namespaces corral creates for @net: all seven, less "net" when sharing the host's. */
 unsigned long cr_ns_clone_flags(enum cr_net_mode net);
@@ -24,3 +26,11 @@ const struct cr_policy *cr_ns_run_policy(const struct cr_run *run);
 const struct cr_idmap *cr_ns_run_idmap(const struct cr_run *run);
 unsigned long cr_ns_run_clone_flags(const struct cr_run *run);
 const struct cr_mount_plan *cr_ns_run_plan(const struct cr_run *run);
+/* The run's Landlock plan (in degraded mode, the one on host paths); the degraded-mode state,
+ * NULL unless the run fell back to it. */
+const struct cr_landlock_plan *cr_ns_run_landlock(const struct cr_run *run);
+const struct cr_degraded *cr_ns_run_degraded(const struct cr_run *run);
+/* The run's resource limits and their modes; NULL before prepare created them. */
+const struct cr_limits_report *cr_ns_run_limits(const struct cr_run *run);
+/* The run's syscall filter; NULL before prepare made it. */
+const struct cr_seccomp *cr_ns_run_seccomp(const struct cr_run *run);

@@ -100,7 +100,10 @@ static void check_userns(struct cr_probe *p)
 		    "run corral on the host or in a container started with an unmasked /proc (e.g. docker --security-opt systempaths=unconfined)");
 		return;
 	}
-	say(c->detail, sizeof(c->detail), "clone(CLONE_NEWUSER|...) failed: %s", strerror(err));
+	say(c->detail, sizeof(c->detail), "clone(CLONE_NEWUSER|...) failed: %s%s", strerror(err),
+	    cr_landlock_abi() > 0
+		    ? "; until that is fixed, corral run --allow-degraded runs commands under Landlock without namespaces, with less isolation (corral(1), DEGRADED MODE)"
+		    : "");
 	cr_ns_userns_fix(c->fix, sizeof(c->fix));
 }
 
@@ -138,17 +141,30 @@ static void check_mount_api(struct cr_probe *p)
 static void check_landlock(struct cr_probe *p)
 {
 	int abi = cr_landlock_abi();
-	char v[16];
+	char v[16], lacking[384];
 	struct cr_check *c;
 
 	(void)snprintf(v, sizeof(v), "%d", abi);
-	c = add(p, "landlock", abi > 0 ? CR_CHECK_OK : CR_CHECK_MISSING, false, v);
-	if (abi > 0) {
+	cr_landlock_lacking_text(abi, CR_LANDLOCK_ABI_MAX, lacking, sizeof(lacking));
+	/* Below ABI 6 what is lacking is access control; at 6, only the logging of denials. */
+	c = add(p, "landlock", abi >= 6 ? CR_CHECK_OK : abi > 0 ? CR_CHECK_DEGRADED : CR_CHECK_MISSING,
+		false, v);
+	if (abi >= CR_LANDLOCK_ABI_MAX) {
 		say(c->detail, sizeof(c->detail),
-		    "Landlock ABI %d is available; this corral version does not apply a ruleset yet", abi);
+		    "Landlock ABI %d: corral run enforces its whole ruleset (filesystem, TCP ports, abstract unix socket and signal scopes, logging of denials); --allow-degraded can run commands under it where namespaces are unavailable",
+		    abi);
 		return;
 	}
-	say(c->detail, sizeof(c->detail), "Landlock is not available in this kernel");
+	if (abi > 0) {
+		say(c->detail, sizeof(c->detail),
+		    "Landlock ABI %d: corral run enforces a ruleset, but this kernel lacks %s; these are dropped and listed in enforced.landlock.dropped (--landlock=required refuses to run without them)",
+		    abi, lacking);
+		say(c->fix, sizeof(c->fix), "upgrade to Linux 6.15 or newer for Landlock ABI %d",
+		    CR_LANDLOCK_ABI_MAX);
+		return;
+	}
+	say(c->detail, sizeof(c->detail),
+	    "Landlock is not available in this kernel: corral run goes without it (--landlock=required and --allow-degraded refuse to run)");
 	say(c->fix, sizeof(c->fix),
 	    "use a kernel built with CONFIG_SECURITY_LANDLOCK=y and add landlock to the lsm= boot parameter");
 }
@@ -156,13 +172,25 @@ static void check_landlock(struct cr_probe *p)
 static void check_seccomp(struct cr_probe *p)
 {
 	bool ok = cr_seccomp_available();
-	struct cr_check *c = add(p, "seccomp", ok ? CR_CHECK_OK : CR_CHECK_MISSING, false,
-				 ok ? "yes" : "no");
+	size_t n = cr_seccomp_builtin_syscalls("default");
+	struct cr_check *c;
 
-	say(c->detail, sizeof(c->detail), ok ? "seccomp filters can be installed; this corral version does not install one yet"
-					     : "the kernel cannot install seccomp filters");
-	if (!ok)
-		say(c->fix, sizeof(c->fix), "use a kernel built with CONFIG_SECCOMP_FILTER=y");
+	c = add(p, "seccomp", !ok ? CR_CHECK_MISSING : n ? CR_CHECK_OK : CR_CHECK_DEGRADED, false,
+		!ok ? "no" : n ? "default" : "profile only");
+	if (!ok) {
+		say(c->detail, sizeof(c->detail),
+		    "the kernel cannot install seccomp filters: corral run fails unless given --seccomp=off");
+		say(c->fix, sizeof(c->fix),
+		    "use a kernel built with CONFIG_SECCOMP_FILTER=y, or run with --seccomp=off");
+	} else if (n) {
+		say(c->detail, sizeof(c->detail),
+		    "corral run installs the default seccomp profile: %zu syscalls refused (EPERM) on this architecture, and every syscall of another ABI (i386, x32, arm32)",
+		    n);
+	} else {
+		say(c->detail, sizeof(c->detail),
+		    "seccomp filters can be installed, but corral has no built-in program for this architecture: corral run needs --seccomp-profile FILE or --seccomp=off");
+		say(c->fix, sizeof(c->fix), "write a profile and pass --seccomp-profile FILE");
+	}
 }
 
 static void check_cgroup(struct cr_probe *p)
@@ -176,7 +204,7 @@ static void check_cgroup(struct cr_probe *p)
 										  : CR_CHECK_DEGRADED,
 		false, cr_cgroup_layout_to_string(info.layout));
 	say(c->detail, sizeof(c->detail),
-	    "cgroup layout %s; cgroup2 controllers: [%s]; own cgroup2 directory %s; v1 memory %s, v1 pids %s; this corral version does not apply limits yet",
+	    "cgroup layout %s; cgroup2 controllers: [%s]; own cgroup2 directory %s; v1 memory %s, v1 pids %s; the limit_* lines say how each limit is enforced",
 	    cr_cgroup_layout_to_string(info.layout), info.v2_controllers,
 	    info.v2_writable ? "writable" : "not writable", info.v1_memory ? "yes" : "no",
 	    info.v1_pids ? "yes" : "no");
@@ -186,6 +214,30 @@ static void check_cgroup(struct cr_probe *p)
 	else if (!info.v2_writable)
 		say(c->fix, sizeof(c->fix),
 		    "run inside a delegated cgroup, e.g. systemd-run --user --scope -p Delegate=yes corral ...");
+}
+
+/* One line per resource limit: the mode `corral run` would enforce it with here. */
+static void check_limits(struct cr_probe *p)
+{
+	enum cr_limit_mode modes[_CR_LIMIT_MAX];
+	char detail[512], name[32];
+
+	cr_cgroup_probe_modes(modes, detail, sizeof(detail));
+	for (int l = 0; l < _CR_LIMIT_MAX && p->n_checks < CR_PROBE_MAX_CHECKS - 1; l++) {
+		bool cg = modes[l] == CR_LIMIT_MODE_CGROUP2 || modes[l] == CR_LIMIT_MODE_CGROUP1;
+		struct cr_check *c;
+
+		(void)snprintf(name, sizeof(name), "limit_%s", cr_limit_to_string(l));
+		c = add(p, name, cg || l >= CR_LIMIT_CPU_TIME ? CR_CHECK_OK
+				 : modes[l] == CR_LIMIT_MODE_RLIMIT ? CR_CHECK_DEGRADED
+								     : CR_CHECK_MISSING,
+			false, cr_limit_mode_to_string(modes[l]));
+		say(c->detail, sizeof(c->detail), "%s is enforced with %s here; %s",
+		    cr_limit_option(l), cr_limit_mode_to_string(modes[l]), detail);
+		if (!cg && l < CR_LIMIT_CPU_TIME)
+			say(c->fix, sizeof(c->fix),
+			    "run corral as root, or inside a delegated cgroup2 subtree with this controller (systemd-run --user --scope -p Delegate=yes corral ...)");
+	}
 }
 
 static void check_backends(struct cr_probe *p)
@@ -206,6 +258,7 @@ int cr_ns_probe(struct cr_probe *ret)
 	check_landlock(&p);
 	check_seccomp(&p);
 	check_cgroup(&p);
+	check_limits(&p);
 	*ret = p;
 	return 0;
 }

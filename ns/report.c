@@ -5,9 +5,13 @@
 #include <sched.h>
 #include <string.h>
 
+#include "cgroup/cgroup.h"
+#include "degraded.h"
+#include "landlock/landlock.h"
 #include "macro.h"
 #include "mount-plan.h"
 #include "ns.h"
+#include "seccomp/seccomp.h"
 
 static const unsigned long all_ns[] = {
 	CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWNET,
@@ -99,6 +103,40 @@ static json_object *fd_list(const struct cr_policy *p)
 	return a;
 }
 
+static int add_string(json_object *o, const char *key, const char *value)
+{
+	if (!value)
+		return json_object_object_add(o, key, NULL) < 0 ? -ENOMEM : 0;
+	return add(o, key, json_object_new_string(value));
+}
+
+/* The syscall filter, as seccomp/seccomp.h describes it. */
+static json_object *seccomp_json(const struct cr_seccomp *s)
+{
+	json_object *o = json_object_new_object(), *arches = json_object_new_array();
+	struct cr_seccomp_info i = {};
+	int r = o && arches && s ? 0 : -ENOMEM;
+
+	if (r == 0) {
+		cr_seccomp_describe(s, &i);
+		if (i.architecture &&
+		    json_object_array_add(arches, json_object_new_string(i.architecture)) < 0)
+			r = -ENOMEM;
+	}
+	r = r ?: add_string(o, "mode", i.mode);
+	r = r ?: add_string(o, "profile", i.profile);
+	r = r ?: add_string(o, "sha256", i.sha256);
+	r = r ?: add(o, "architectures", TAKE_PTR(arches));
+	r = r ?: add(o, "spawn", json_object_new_boolean(i.spawn));
+	r = r ?: add_string(o, "cache", i.cache);
+	json_object_put(arches);
+	if (r < 0) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 int cr_ns_report(const struct cr_run *run, json_object *o)
 {
 	const struct cr_policy *p = cr_ns_run_policy(run);
@@ -124,9 +162,14 @@ int cr_ns_report(const struct cr_run *run, json_object *o)
 	r = r ?: add(o, "private", plan_paths(plan, PRIVATE));
 	r = r ?: add(o, "capabilities", json_object_new_string("none"));
 	r = r ?: add(o, "no_new_privs", json_object_new_boolean(true));
+	r = r ?: add(o, "seccomp", seccomp_json(cr_ns_run_seccomp(run)));
 	r = r ?: add(o, "new_session", json_object_new_boolean(true));
 	r = r ?: add(o, "environment", env_keys(p->env));
 	r = r ?: add(o, "kept_fds", fd_list(p));
 	r = r ?: add(o, "hostname", json_object_new_string(p->hostname));
+	r = r ?: add(o, "limits", cr_limits_report_json(cr_ns_run_limits(run)));
+	r = r ?: add(o, "landlock", cr_landlock_report(cr_ns_run_landlock(run)));
+	/* Degraded: "degraded" and "missing_layers", and what the command had instead. */
+	r = r ?: cr_degraded_report(cr_ns_run_degraded(run), plan, o);
 	return r;
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "cgroup/cgroup.h"
 #include "linux-internal.h"
 #include "log.h"
 #include "macro.h"
@@ -37,11 +38,15 @@ static const char *const stage_names[_CR_STAGE_MAX] = {
 	[CR_STAGE_CWD] = "cwd",
 	[CR_STAGE_CAPS] = "capabilities",
 	[CR_STAGE_NO_NEW_PRIVS] = "no_new_privs",
+	[CR_STAGE_LANDLOCK] = "landlock",
+	[CR_STAGE_LIMITS] = "limits",
 	[CR_STAGE_FORK] = "fork",
 	[CR_STAGE_FDS] = "close_fds",
+	[CR_STAGE_SECCOMP] = "seccomp",
 	[CR_STAGE_EXEC] = "exec",
 	[CR_STAGE_CLONE] = "clone",
 	[CR_STAGE_UID_MAP] = "uid_map",
+	[CR_STAGE_DEGRADED] = "degraded",
 };
 
 const char *cr_stage_to_string(enum cr_stage stage)
@@ -177,6 +182,21 @@ static int stage_no_new_privs(struct cr_child_ctx *ctx)
 	return 0;
 }
 
+static int stage_limits(struct cr_child_ctx *ctx)
+{
+	return cr_rlimits_apply(ctx->rlimits);
+}
+
+/* After no_new_privs, and before the fork: pid 1 enters the domain itself, so that it and the
+ * command share one, and each can signal the other under LANDLOCK_SCOPE_SIGNAL. Before the
+ * limits, which are the command's: a small --open-files or --memory must not starve the few
+ * descriptors and pages the ruleset needs. Nothing after it opens a file. */
+static int stage_landlock(struct cr_child_ctx *ctx)
+{
+	return cr_landlock_apply(&ctx->landlock, ctx->policy->keep_fds, ctx->policy->n_keep_fds,
+				 ctx->detail, sizeof(ctx->detail));
+}
+
 static const struct {
 	enum cr_stage id;
 	int (*run)(struct cr_child_ctx *ctx);
@@ -195,6 +215,8 @@ static const struct {
 	{ CR_STAGE_CWD, stage_cwd },
 	{ CR_STAGE_CAPS, stage_caps },
 	{ CR_STAGE_NO_NEW_PRIVS, stage_no_new_privs },
+	{ CR_STAGE_LANDLOCK, stage_landlock }, /* keep after no_new_privs: see stage_landlock() */
+	{ CR_STAGE_LIMITS, stage_limits },
 };
 
 int cr_stages_run(struct cr_child_ctx *ctx, enum cr_stage *ret_failed)

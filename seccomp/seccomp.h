@@ -1,8 +1,53 @@
 /* SPDX-License-Identifier: MIT */
-/* seccomp: the syscall filter installed just before exec. */
+/* seccomp: the syscall filter installed in the command's process, last before execve. The
+ * built-in profiles are BPF compiled at build time and installed raw; a user profile is compiled
+ * with libseccomp in corral's own process, before the sandbox exists, and cached. */
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
+
+#include "policy.h"
 
 /* Can this kernel install seccomp filters (CONFIG_SECCOMP_FILTER)? */
 bool cr_seccomp_available(void);
+
+/* How many syscalls the built-in @profile ("default", "strict") refuses on this architecture;
+ * 0 if corral has no built-in program for it. */
+size_t cr_seccomp_builtin_syscalls(const char *profile);
+
+struct cr_seccomp; /* the programs one run installs, and what to report about them */
+
+/* Prepare the programs for @mode (@profile_path with CR_SECCOMP_PROFILE) and, unless @spawn,
+ * the one that refuses new processes. Runs in corral's own process before the sandbox exists:
+ * a built-in program is used as it is; a profile is read, checked, and compiled or taken from
+ * the cache. Returns 0, or -errno with a one-line reason in @msg: a bad profile is -EINVAL with
+ * "FILE:LINE: reason". */
+int cr_seccomp_prepare(enum cr_seccomp_mode mode, const char *profile_path, bool spawn,
+		       struct cr_seccomp **ret, char *msg, size_t msg_size);
+
+/* Install the prepared programs into the calling thread, which must have no_new_privs set.
+ * Allocates nothing, so it is safe between fork and execve. Nothing to install (NULL, or
+ * --seccomp=off with spawning allowed): 0. Returns 0 or -errno. */
+int cr_seccomp_install(const struct cr_seccomp *s);
+
+/* What a run enforces, for the JSON status. Strings belong to @s. */
+struct cr_seccomp_info {
+	const char *mode;	    /* "default", "strict", "profile", "off" */
+	const char *profile;	    /* "default", "strict", the profile's path; NULL when off */
+	const char *sha256;	    /* hex digest of every installed program, in order; NULL if none */
+	const char *architecture;   /* the one ABI the rules apply to; NULL if nothing is installed */
+	bool spawn;		    /* new processes allowed */
+	const char *cache;	    /* "hit", "miss" (compiled now), "none" (no profile) */
+	size_t n_programs;	    /* installed programs: the profile's, then the spawn one */
+};
+
+void cr_seccomp_describe(const struct cr_seccomp *s, struct cr_seccomp_info *ret);
+
+/* Accepts NULL, returns NULL. */
+struct cr_seccomp *cr_seccomp_free(struct cr_seccomp *s);
+
+static inline void cr_seccomp_freep(struct cr_seccomp **s)
+{
+	*s = cr_seccomp_free(*s);
+}

@@ -20,12 +20,14 @@ if [ "$(id -u)" -ne 0 ]; then
 	sudo=sudo
 fi
 
-# Build: compiler, meson, the libraries corral links, scdoc for the man page.
+# Build: compiler, meson, the libraries corral links (libmd: SHA-256 for the seccomp cache),
+# scdoc for the man page.
 # Tests: cmocka, util-linux (setpriv, script, flock), procps (pgrep), python3 (JSON checks),
-# iproute2; the vm suite: qemu-system-x86, busybox-static (the guest's userland), cpio.
+# iproute2; make and git (with gcc and python3, the seccomp suite's ordinary workloads); the vm
+# suite: qemu-system-x86, busybox-static (the guest's userland), cpio.
 packages=(gcc meson ninja-build pkg-config libmnl-dev libseccomp-dev libcap-ng-dev libinih-dev
-	libbsd-dev libjson-c-dev scdoc libcmocka-dev util-linux procps python3 iproute2
-	qemu-system-x86 busybox-static cpio)
+	libbsd-dev libmd-dev libjson-c-dev scdoc libcmocka-dev util-linux procps python3 iproute2
+	make git qemu-system-x86 busybox-static cpio)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

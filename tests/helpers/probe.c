@@ -19,6 +19,10 @@
  *   fds                    print the numbers of the open descriptors, e.g. "0 1 2"
  *   chroot PATH            chroot(PATH)
  *   sysctl-write PATH VAL  write VAL to PATH (pass the current value)
+ *   syscall NR [ARG...]    the raw syscall NR with up to 6 arguments (C syntax: 0x1f, -1);
+ *                          prints its return value
+ *   int80 NR [ARG...]      the same through the i386 entry, int $0x80 (x86_64 only): NR and
+ *                          the arguments are i386's, 32 bits
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -206,11 +210,67 @@ static int do_fds(void)
 	return 0;
 }
 
+static unsigned long long parse_u64(const char *s)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = *s == '-' ? (unsigned long long)strtoll(s, &end, 0) : strtoull(s, &end, 0);
+	if (errno || *end || end == s) {
+		fprintf(stderr, "probe: %s: '%s' is not a number\n", action, s);
+		exit(EINVAL);
+	}
+	return v;
+}
+
+#if defined(__x86_64__)
+static long int80(unsigned long long *v)
+{
+	long ret;
+
+	/* i386 registers: eax the number, then ebx, ecx, edx, esi, edi. */
+	__asm__ volatile("int $0x80"
+			 : "=a"(ret)
+			 : "a"(v[0]), "b"(v[1]), "c"(v[2]), "d"(v[3]), "S"(v[4]), "D"(v[5])
+			 : "memory", "r8", "r9", "r10", "r11");
+	return (int)ret;
+}
+#endif
+
+static int do_syscall(int argc, char **argv, int i386)
+{
+	unsigned long long v[7] = {};
+	long r;
+
+	if (argc > 7)
+		return EINVAL;
+	for (int i = 0; i < argc; i++)
+		v[i] = parse_u64(argv[i]);
+	if (i386) {
+#if defined(__x86_64__)
+		r = int80(v);
+		if (r < 0 && r > -4096) {
+			errno = (int)-r;
+			return fail();
+		}
+#else
+		return ENOSYS;
+#endif
+	} else {
+		r = syscall((long)v[0], v[1], v[2], v[3], v[4], v[5], v[6]);
+		if (r < 0)
+			return fail();
+	}
+	printf("%ld\n", r);
+	return 0;
+}
+
 static int usage(void)
 {
 	fputs("usage: probe ACTION [ARG...]; ACTION is one of write read read-fd mkdir remount-rw\n"
 	      "       mount-tmpfs tiocsti isatty status-field setuid unshare-user fork fds chroot\n"
-	      "       sysctl-write (see probe.c)\n",
+	      "       sysctl-write syscall int80 (see probe.c)\n",
 	      stderr);
 	return EINVAL;
 }
@@ -225,6 +285,8 @@ static int run(int argc, char **argv)
 		return do_fork();
 	if (argc == 1 && strcmp(action, "fds") == 0)
 		return do_fds();
+	if (argc >= 2 && (strcmp(action, "syscall") == 0 || strcmp(action, "int80") == 0))
+		return do_syscall(argc - 1, argv + 1, strcmp(action, "int80") == 0);
 	if (argc != 2 && !(argc == 3 && strcmp(action, "sysctl-write") == 0))
 		return usage();
 	a = argv[1];

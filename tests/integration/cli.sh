@@ -109,7 +109,7 @@ one_line_error() {
 }
 
 VERSION=$("$CORRAL" --version | sed -n 's/^corral //p')
-STATUS_KEYS=version,corral_version,driver,command,outcome,exit_code,signal,signal_name,timed_out,duration_ms,enforced,error
+STATUS_KEYS=version,corral_version,driver,command,outcome,exit_code,signal,signal_name,timed_out,oom_killed,pids_limit_hit,duration_ms,degraded,enforced,error
 # The command's environment without --setenv/--keep-env, as JSON array items, in its order.
 BASE_ENV='"PATH"'
 [ -z "${TERM+x}" ] || BASE_ENV+=',"TERM"'
@@ -117,7 +117,7 @@ BASE_ENV='"PATH"'
 BASE_ENV+=',"HOME"'
 unset KEEPME
 CR_CLEANUP_HOOK=
-ENFORCED_KEYS=namespaces,uid_map,gid_map,network,loopback,root,read_only,writable,hidden,private,capabilities,no_new_privs,new_session,environment,kept_fds,hostname
+ENFORCED_KEYS=namespaces,uid_map,gid_map,network,loopback,root,read_only,writable,hidden,private,capabilities,no_new_privs,seccomp,new_session,environment,kept_fds,hostname,limits,landlock,degraded,missing_layers
 
 # --- help and version (no sandbox) --------------------------------------------------------------
 
@@ -329,6 +329,9 @@ for mode in $MODES; do
 		"enforced.uid_map={\"inside\":$uid,\"outside\":$uid}" "enforced.gid_map={\"inside\":$(host_gid "$mode"),\"outside\":$(host_gid "$mode")}" \
 		'enforced.network="none"' enforced.loopback=true 'enforced.root="tmpfs+pivot_root"' \
 		'enforced.capabilities="none"' enforced.no_new_privs=true enforced.new_session=true \
+		'enforced.seccomp.mode="default"' 'enforced.seccomp.profile="default"' \
+		"enforced.seccomp.architectures=[\"$(uname -m)\"]" enforced.seccomp.spawn=true \
+		'enforced.seccomp.cache="none"' \
 		"enforced.environment=[$BASE_ENV]" enforced.kept_fds=[] \
 		'enforced.hostname="corral"'
 	OUT=$(stat -c %a "$st")
@@ -409,13 +412,17 @@ for mode in $MODES; do
 	as "$mode" "$CORRAL" doctor --json >"$CR_TMP/doctor.json" 2>"$CR_TMP/stderr"
 	RC=$?
 	ERR=$(<"$CR_TMP/stderr")
-	jres "$mode: corral doctor --json: ready true (exit $RC), the seven documented checks, user_namespaces ok, a trial run ok" \
+	jres "$mode: corral doctor --json: ready true (exit $RC), the documented checks (one per limit), user_namespaces ok, a trial run ok" \
 		"$CR_TMP/doctor.json" ":keyorder=corral_version,driver,ready,checks" ready=true \
 		"corral_version=\"$VERSION\"" 'driver="linux"' checks.0:keys=name,state,required,value,detail,fix \
 		'checks.0.name="backend"' 'checks.1.name="user_namespaces"' 'checks.1.state="ok"' \
 		checks.1.required=true 'checks.2.name="mount_api"' 'checks.3.name="landlock"' \
 		'checks.4.name="seccomp"' 'checks.5.name="cgroup"' checks.5.required=false \
-		'checks.6.name="trial_run"' 'checks.6.state="ok"' checks.6.required=true
+		'checks.6.name="limit_memory"' 'checks.7.name="limit_memory_swap"' \
+		'checks.8.name="limit_pids"' 'checks.9.name="limit_cpu"' 'checks.10.name="limit_cpu_time"' \
+		'checks.11.name="limit_file_size"' 'checks.12.name="limit_open_files"' \
+		checks.12.required=false 'checks.12.state="ok"' 'checks.12.value="rlimit"' \
+		'checks.13.name="trial_run"' 'checks.13.state="ok"' checks.13.required=true
 	check "$mode: corral doctor --json exits 0 with ready true" eval '[ "$RC" = 0 ]'
 	OUT=$(as "$mode" "$CORRAL" doctor --bogus 2>&1)
 	RC=$?

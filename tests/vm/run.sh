@@ -101,6 +101,7 @@ if ! copy_with_libs "$(command -v busybox)" /usr/bin/busybox ||
 fi
 install -m 0755 "$here/init" "$root/init"
 install -m 0644 "$here/smoke.sh" "$root/usr/share/corral-vm/smoke.sh"
+install -m 0644 "$here/limits.sh" "$root/usr/share/corral-vm/limits.sh"
 cat >"$root/etc/passwd" <<'EOF'
 root:x:0:0:root:/root:/bin/sh
 tester:x:1000:1000:tester:/home/tester:/bin/sh
@@ -189,7 +190,7 @@ for meta in $kernels; do
 			esac
 			;;
 		'#'*) echo "$line" ;;
-		1..*) plan=${line#1..} ;;
+		1..*) plan=$((${plan:-0} + ${line#1..})) ;; # one plan per guest suite
 		esac
 	done < <(sed -n 's/^.*TAP: //p' "$console")
 	rc=$(sed -n 's/^.*GUEST_RC=\([0-9]*\).*/\1/p' "$console" | tail -n 1)

@@ -193,6 +193,23 @@ for mode in root user; do
 	sb "$mode" "$ws" -- sh -c 'exit 42'
 	res "$mode: exit code 42 propagates" RC=42
 
+	# The seccomp filter on this kernel: ptrace (101) and an i386 getpid (int 0x80) are refused,
+	# the native getpid (39) is not; with --seccomp=off ptrace reaches the kernel (ESRCH).
+	for opt in --seccomp=default --seccomp=off; do
+		sb "$mode" "$ws" $opt -- sh -c '
+			probe syscall 101 -1 >/dev/null 2>&1; echo ptrace=$?
+			probe int80 20 >/dev/null 2>&1; echo i386=$?
+			probe syscall 39 >/dev/null 2>&1; echo getpid=$?
+			echo seccomp=$(grep "^Seccomp:" /proc/self/status | tr -dc 0-9)'
+		if [ $opt = --seccomp=off ]; then
+			res "$mode $opt: no filter; ptrace reaches the kernel (ESRCH) and i386 getpid works" \
+				ptrace=3 i386=0 getpid=0 seccomp=0 RC=0
+		else
+			res "$mode $opt: the filter is installed; ptrace and an i386 syscall fail with EPERM, getpid works" \
+				ptrace=1 i386=1 getpid=0 seccomp=2 RC=0
+		fi
+	done
+
 	t0=$(ms)
 	sb "$mode" "$ws" --timeout 1 -- sleep 30
 	t=$(($(ms) - t0))
@@ -201,6 +218,75 @@ for mode in root user; do
 in_time=$in_time"
 	res "$mode: --timeout 1 on sleep 30 exits 124 after ${t}ms (0.9-10 s)" RC=124 in_time=1
 done
+
+# --- Landlock at this kernel's ABI (6.1: ABI 2, 6.12: ABI 6) -----------------------------------
+# What the kernel lacks is dropped and reported (JSON, stderr, doctor), never silently; what it
+# has is enforced; --landlock=required and --landlock-min-abi refuse what it cannot do.
+abi=$(printf '%s\n' "$json" | sed -n 's/.*"name":"landlock","state":"[a-z]*","required":false,"value":"\([0-9]*\)".*/\1/p')
+case $abi in
+2) lacking='fs.truncate (ABI 3), fs.ioctl_dev (ABI 5), net.bind_tcp (ABI 4), net.connect_tcp (ABI 4), scope.abstract_unix_socket (ABI 6), scope.signal (ABI 6), log.new_exec_on (ABI 7)'
+   dropped='"fs.truncate","fs.ioctl_dev","net.bind_tcp","net.connect_tcp","scope.abstract_unix_socket","scope.signal","log.new_exec_on"'
+   required=125 min_abi=3 min_missing='fs.truncate (ABI 3)' ;;
+6) lacking='log.new_exec_on (ABI 7)'
+   dropped='"log.new_exec_on"'
+   required=0 min_abi=7 min_missing='log.new_exec_on (ABI 7)' ;;
+*) lacking= dropped= required=0 min_abi= min_missing= ;;
+esac
+# dropped_of FILE: the "dropped" array of enforced.landlock in the one-line status FILE.
+dropped_of() { sed -n 's/.*"landlock":{[^}]*"dropped":\[\([^]]*\)\].*/\1/p' "$1"; }
+ll_field() { sed -n "s/.*\"landlock\":{[^}]*\"$2\":\([^,}]*\).*/\1/p" "$1"; }
+if [ -z "$min_abi" ]; then
+	diag "Landlock ABI ${abi:-unknown}: no expectations for it here; the Landlock checks are skipped"
+else
+	out=$(timeout 60 corral doctor </dev/null 2>&1)
+	OUT="detail=$(printf '%s\n' "$out" | grep -A1 "landlock  *$abi\$" | tail -n 1 | grep -c "lacks $lacking;")"
+	RC=0
+	ERR=
+	res "corral doctor: landlock $abi lists what this kernel lacks: $lacking" detail=1
+	for mode in root user; do
+		ws=/tmp/ws.$mode
+		outside=/tmp/outside.$mode
+		mkdir -p "$outside"
+		echo secret >"$outside/data"
+		if [ "$mode" = root ]; then chown -R 65534:65534 "$outside"; else chown -R 1000:1000 "$outside"; fi
+		sb "$mode" "$ws" --net=host --tcp-connect 80 --tcp-bind 8080 --json-status "$ws/ll.json" --keep-fd 5 -- sh -c '
+			probe read /proc/self/fd/5 >/dev/null; echo fd_read=$?
+			probe write /proc/self/fd/5; echo fd_write=$?
+			probe write "$PWD/ok"; echo ws=$?' 5<"$outside/data"
+		OUT="$OUT
+dropped=$(dropped_of "$ws/ll.json")
+applied=$(ll_field "$ws/ll.json" applied)
+abi=$(ll_field "$ws/ll.json" abi)
+warned=$(printf '%s\n' "$ERR" | grep -c "^corral: warning: Landlock ABI $abi lacks what the policy asks for, so it is not enforced: $(printf '%s' "$dropped" | tr -d '"' | sed 's/,/, /g') (")"
+		res "$mode: Landlock ABI $abi: the rights this kernel lacks are dropped, listed in enforced.landlock.dropped and in one warning line; the rest is enforced (a read-only descriptor does not reopen for writing: EACCES)" \
+			"dropped=$dropped" applied=true "abi=$abi" warned=1 fd_read=0 fd_write=13 ws=0 RC=0
+		sb "$mode" "$ws" --landlock=off --keep-fd 5 -- probe write /proc/self/fd/5 5<"$outside/data"
+		res "$mode: positive control: with --landlock=off the same descriptor reopens for writing" RC=0
+		echo secret >"$outside/data"
+		sb "$mode" "$ws" --landlock=required -- true
+		OUT="says=$(printf '%s\n' "$ERR" | grep -c -- "--landlock=required: this kernel's Landlock ABI $abi lacks")"
+		[ "$required" = 0 ] && OUT="says=1"
+		res "$mode: --landlock=required exits $required on ABI $abi (the logging flag alone does not count)" says=1 RC=$required
+		sb "$mode" "$ws" --landlock-min-abi "$min_abi" -- true
+		OUT="says=$(printf '%s\n' "$ERR" | grep -c -- "--landlock-min-abi $min_abi: this kernel's Landlock ABI is $abi, which lacks $min_missing")"
+		res "$mode: --landlock-min-abi $min_abi exits 125 and names what ABI $abi lacks" says=1 RC=125
+	done
+
+	# Degraded mode on this kernel: user namespaces forbidden by the sysctl, --allow-degraded.
+	ws=/tmp/ws.user
+	max=$(cat /proc/sys/user/max_user_namespaces)
+	echo 0 >/proc/sys/user/max_user_namespaces
+	sb user "$ws" --allow-degraded --json-status "$ws/dg.json" -- sh -c '
+		probe write /tmp/outside.user/made; echo outside=$?
+		probe write "$PWD/ok2"; echo ws=$?
+		probe write "$TMPDIR/t"; echo tmpdir=$?'
+	echo "$max" >/proc/sys/user/max_user_namespaces
+	OUT="$OUT
+degraded=$(grep -c '"degraded":true' "$ws/dg.json")
+warned=$(printf '%s\n' "$ERR" | grep -c '^corral: warning: degraded mode: user namespaces are unavailable')"
+	res "user: degraded mode (user.max_user_namespaces=0, --allow-degraded): Landlock ABI $abi still refuses writes outside the workspace (EACCES); it says so" \
+		outside=13 ws=0 tmpdir=0 degraded=1 warned=1 RC=0
+fi
 
 diag "guest suite: $(($(ms) - start)) ms"
 echo "TAP: 1..$N"

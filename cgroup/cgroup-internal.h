@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/* cgroup discovery, exposed for the unit tests (fixtures of mountinfo and /proc/self/cgroup). */
+#pragma once
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+enum cr_cgroup_ctl {
+	CR_CTL_MEMORY,
+	CR_CTL_PIDS,
+	CR_CTL_CPU,
+	_CR_CTL_MAX,
+};
+
+/* Where the hierarchies are mounted and where this process sits in each. An empty mount means
+ * not mounted; a path is relative to its mount ("/" when it sits at the mount's root). */
+struct cr_cgroup_host {
+	char v2_mount[256];
+	char v2_path[512];
+	char v1_mount[_CR_CTL_MAX][256];
+	char v1_path[_CR_CTL_MAX][512];
+};
+
+const char *cr_cgroup_ctl_name(enum cr_cgroup_ctl c);
+
+/* Read @mountinfo (format of /proc/self/mountinfo) and @proc_cgroup (of /proc/self/cgroup).
+ * 0, or -errno if either cannot be read. */
+int cr_cgroup_discover(const char *mountinfo, const char *proc_cgroup, struct cr_cgroup_host *ret);
+
+/* The directory corral creates its run cgroups in, on v2: "<mount>/corral" for root, else the own
+ * cgroup (its parent when corral already moved itself into the "corral-launcher" leaf). */
+int cr_cgroup_v2_base(const struct cr_cgroup_host *h, bool is_root, char *buf, size_t size);

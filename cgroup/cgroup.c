@@ -1,0 +1,761 @@
+/* SPDX-License-Identifier: MIT */
+/* The cgroups of one run. cgroup v2 first: a per-run directory under a writable, delegated parent
+ * ("<cgroup2>/corral" for root, the own cgroup for a user), limits written there, the child cloned
+ * straight into it (CLONE_INTO_CGROUP). Controllers v2 lacks here come from the v1 hierarchies
+ * (memory, pids, cpu), where the parent writes the child's pid into cgroup.procs before the child
+ * does anything. What no cgroup can hold falls back to an rlimit set by the sandbox's pid 1.
+ * Everything here runs in the launcher; nothing prints. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup-internal.h"
+#include "cgroup.h"
+#include "macro.h"
+
+#define LAUNCHER_LEAF "corral-launcher"
+#define CPU_PERIOD_US 100000
+
+struct cg_dir {
+	int fd; /* the run's directory, or -EBADF */
+	char path[PATH_MAX];
+};
+
+struct cr_cgroup {
+	struct cg_dir v2;
+	struct cg_dir v1[_CR_CTL_MAX];
+	unsigned v2_ctls; /* bit per enum cr_cgroup_ctl */
+	struct cr_limits_report rep;
+	struct cr_rlimits rl;
+	double setup_ms;
+};
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void say(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4);
+static void say(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+}
+
+static int write_at(int dfd, const char *file, const char *fmt, ...) _printf_(3, 4);
+static int write_at(int dfd, const char *file, const char *fmt, ...)
+{
+	_cleanup_close_ int fd = -EBADF;
+	char buf[128];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fd = openat(dfd, file, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return negative_errno();
+	if (write(fd, buf, (size_t)n) != n)
+		return negative_errno();
+	return 0;
+}
+
+static int read_at(int dfd, const char *file, char *buf, size_t size)
+{
+	_cleanup_close_ int fd = openat(dfd, file, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return negative_errno();
+	n = read(fd, buf, size - 1);
+	if (n < 0)
+		return negative_errno();
+	buf[n] = '\0';
+	return 0;
+}
+
+/* The number after "@key " on a line of a flat-keyed file (memory.events, pids.events). */
+static uint64_t read_key(int dfd, const char *file, const char *key)
+{
+	char buf[1024];
+	size_t n = strlen(key);
+
+	if (dfd < 0 || read_at(dfd, file, buf, sizeof(buf)) < 0)
+		return 0;
+	for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (strncmp(l, key, n) == 0 && l[n] == ' ')
+			return strtoull(l + n + 1, NULL, 10);
+	return 0;
+}
+
+static bool has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; *p; p += strcspn(p, " \n"), p += strspn(p, " \n"))
+		if (strncmp(p, word, n) == 0 && (p[n] == ' ' || p[n] == '\n' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+/* --- discovery, once per process ---------------------------------------------------------- */
+
+static const struct cr_cgroup_host *host(void)
+{
+	static struct cr_cgroup_host h;
+	static bool done;
+
+	if (!done && cr_cgroup_discover("/proc/self/mountinfo", "/proc/self/cgroup", &h) < 0)
+		h = (struct cr_cgroup_host){};
+	done = true;
+	return &h;
+}
+
+static unsigned needed_ctls(const struct cr_limits *l)
+{
+	unsigned need = 0;
+
+	if (cr_limit_is_finite(l->value[CR_LIMIT_MEMORY]) ||
+	    cr_limit_is_finite(l->value[CR_LIMIT_MEMORY_SWAP]))
+		need |= 1u << CR_CTL_MEMORY;
+	if (cr_limit_is_finite(l->value[CR_LIMIT_PIDS]))
+		need |= 1u << CR_CTL_PIDS;
+	if (cr_limit_is_finite(l->value[CR_LIMIT_CPU]))
+		need |= 1u << CR_CTL_CPU;
+	return need;
+}
+
+/* --- stale run directories and teardown ----------------------------------------------------- */
+
+/* Kill what is in @path, then remove it. The processes die asynchronously; rmdir is retried. */
+static int destroy_dir(const char *path, bool v2)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char procs[4096];
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : negative_errno();
+	for (int i = 0; i < 2000; i++) {
+		if (rmdir(path) == 0 || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY)
+			return negative_errno();
+		if (i % 100 == 0 && v2 && write_at(fd, "cgroup.kill", "1") == 0)
+			continue;
+		if (i % 100 == 0 && read_at(fd, "cgroup.procs", procs, sizeof(procs)) == 0)
+			for (char *p = procs; *p; p += strcspn(p, "\n"), p += strspn(p, "\n"))
+				(void)kill((pid_t)atoi(p), SIGKILL);
+		(void)nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	}
+	return -EBUSY;
+}
+
+/* Remove the run directories of launchers that are gone (killed with SIGKILL: they could not
+ * clean up). A pid that was reused keeps its directory until that process is gone too. */
+static void remove_stale(const char *base, bool v2)
+{
+	DIR *d = opendir(base);
+	struct dirent *de;
+	char path[PATH_MAX];
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		int pid = 0;
+		unsigned n;
+
+		if (sscanf(de->d_name, "run-%d-%u", &pid, &n) != 2 || pid <= 0 || pid == getpid())
+			continue;
+		if (kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		(void)snprintf(path, sizeof(path), "%s/%s", base, de->d_name);
+		(void)destroy_dir(path, v2);
+	}
+	(void)closedir(d);
+}
+
+static int make_run_dir(const char *base, bool v2, struct cg_dir *ret)
+{
+	static unsigned counter;
+	char path[PATH_MAX];
+	int fd, n;
+
+	remove_stale(base, v2);
+	n = snprintf(path, sizeof(path), "%s/run-%d-%u", base, getpid(), ++counter);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	if (mkdir(path, 0755) < 0)
+		return negative_errno();
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		int r = negative_errno();
+
+		(void)rmdir(path);
+		return r;
+	}
+	ret->fd = fd;
+	(void)strlcpy(ret->path, path, sizeof(ret->path));
+	return 0;
+}
+
+/* --- cgroup v2 ---------------------------------------------------------------------------- */
+
+/* Enable the controllers in @need (those the directory offers) for @dir's children. */
+static int v2_enable(const char *dir, unsigned need)
+{
+	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char avail[256], on[256];
+
+	if (fd < 0 || read_at(fd, "cgroup.controllers", avail, sizeof(avail)) < 0 ||
+	    read_at(fd, "cgroup.subtree_control", on, sizeof(on)) < 0)
+		return negative_errno();
+	for (int c = 0; c < _CR_CTL_MAX; c++) {
+		const char *name = cr_cgroup_ctl_name(c);
+		int r;
+
+		if (!(need & (1u << c)) || has_word(on, name) || !has_word(avail, name))
+			continue;
+		r = write_at(fd, "cgroup.subtree_control", "+%s", name);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Whether @dfd's cgroup.procs lists no process (@self_ok: none but corral itself). */
+static int procs_empty(int dfd, bool self_ok)
+{
+	char procs[4096];
+	int self = getpid();
+
+	if (read_at(dfd, "cgroup.procs", procs, sizeof(procs)) < 0)
+		return negative_errno();
+	for (char *p = procs; *p; p += strcspn(p, "\n"), p += strspn(p, "\n"))
+		if (!self_ok || atoi(p) != self)
+			return false;
+	return true;
+}
+
+/* The no-internal-process rule: a cgroup whose children get controllers must hold no process.
+ * A user's corral alone in its delegated cgroup (systemd-run --user --scope -p Delegate=yes
+ * corral ...) moves itself into a leaf there, as nsjail and crun do, and makes its runs beside
+ * it. Sharing its cgroup with others (a shell in a leaf of a delegated subtree), it makes its
+ * runs beside that cgroup, in the parent, if the user owns it and no process is in it. Never
+ * enable a controller on a cgroup with processes: even the threaded ones (pids, cpu) would turn
+ * it into a thread root, and every run directory under it into an invalid domain (EOPNOTSUPP). */
+static int v2_user_base(const char *mount, char *base)
+{
+	_cleanup_close_ int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC), leaf = -EBADF;
+	char *slash;
+	int r;
+
+	if (fd < 0)
+		return negative_errno();
+	r = procs_empty(fd, true);
+	if (r < 0)
+		return r;
+	if (r > 0 && procs_empty(fd, false) == 0) { /* corral alone: move into the leaf */
+		if (mkdirat(fd, LAUNCHER_LEAF, 0755) < 0 && errno != EEXIST)
+			return negative_errno();
+		leaf = openat(fd, LAUNCHER_LEAF, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (leaf < 0)
+			return negative_errno();
+		return write_at(leaf, "cgroup.procs", "0");
+	}
+	if (r > 0)
+		return 0;
+	slash = strrchr(base, '/');
+	if (!slash || (size_t)(slash - base) <= strlen(mount))
+		return -EBUSY; /* other processes share it, and the parent is the root */
+	*slash = '\0';
+	closep(&fd);
+	fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || faccessat(fd, "cgroup.subtree_control", W_OK, 0) < 0)
+		return fd < 0 || errno == EACCES ? -EBUSY : negative_errno();
+	r = procs_empty(fd, false);
+	return r < 0 ? r : r ? 0 : -EBUSY;
+}
+
+/* The controllers @base hands to its children, after enabling what @need asks for. */
+static int v2_base(const struct cr_cgroup_host *h, unsigned need, char *base, size_t size,
+		   unsigned *ret_have)
+{
+	bool root = geteuid() == 0;
+	_cleanup_close_ int fd = -EBADF;
+	char on[256];
+	int r;
+
+	r = cr_cgroup_v2_base(h, root, base, size);
+	if (r < 0)
+		return r;
+	if (root) {
+		r = v2_enable(h->v2_mount, need);
+		if (r < 0)
+			return r;
+		if (mkdir(base, 0755) < 0 && errno != EEXIST)
+			return negative_errno();
+	} else {
+		r = v2_user_base(h->v2_mount, base);
+		if (r < 0)
+			return r;
+	}
+	r = v2_enable(base, need);
+	if (r < 0)
+		return r;
+	fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || read_at(fd, "cgroup.subtree_control", on, sizeof(on)) < 0)
+		return negative_errno();
+	*ret_have = 0;
+	for (int c = 0; c < _CR_CTL_MAX; c++)
+		if ((need & (1u << c)) && has_word(on, cr_cgroup_ctl_name(c)))
+			*ret_have |= 1u << c;
+	return 0;
+}
+
+static int v2_write(int fd, enum cr_limit l, uint64_t v, uint64_t mem)
+{
+	switch (l) {
+	case CR_LIMIT_MEMORY:
+		return write_at(fd, "memory.max", "%llu", (unsigned long long)v);
+	case CR_LIMIT_MEMORY_SWAP:
+		return write_at(fd, "memory.swap.max", "%llu", (unsigned long long)v);
+	case CR_LIMIT_PIDS:
+		return write_at(fd, "pids.max", "%llu", (unsigned long long)v);
+	case CR_LIMIT_CPU:
+		return write_at(fd, "cpu.max", "%llu %u", (unsigned long long)v * 100, CPU_PERIOD_US);
+	case CR_LIMIT_CPU_TIME:
+	case CR_LIMIT_FILE_SIZE:
+	case CR_LIMIT_OPEN_FILES:
+	case _CR_LIMIT_MAX:
+	case _CR_LIMIT_INVALID:
+	default:
+		return -EINVAL;
+	}
+}
+
+/* memory.memsw is memory + swap on v1, cfs_quota pairs with cfs_period. */
+static int v1_write(int fd, enum cr_limit l, uint64_t v, uint64_t mem)
+{
+	int r;
+
+	switch (l) {
+	case CR_LIMIT_MEMORY:
+		return write_at(fd, "memory.limit_in_bytes", "%llu", (unsigned long long)v);
+	case CR_LIMIT_MEMORY_SWAP:
+		if (!cr_limit_is_finite(mem))
+			return -EINVAL;
+		return write_at(fd, "memory.memsw.limit_in_bytes", "%llu",
+				(unsigned long long)(mem + v));
+	case CR_LIMIT_PIDS:
+		return write_at(fd, "pids.max", "%llu", (unsigned long long)v);
+	case CR_LIMIT_CPU:
+		r = write_at(fd, "cpu.cfs_period_us", "%u", CPU_PERIOD_US);
+		return r < 0 ? r : write_at(fd, "cpu.cfs_quota_us", "%llu", (unsigned long long)v * 100);
+	case CR_LIMIT_CPU_TIME:
+	case CR_LIMIT_FILE_SIZE:
+	case CR_LIMIT_OPEN_FILES:
+	case _CR_LIMIT_MAX:
+	case _CR_LIMIT_INVALID:
+	default:
+		return -EINVAL;
+	}
+}
+
+/* --- one run -------------------------------------------------------------------------------- */
+
+static int limit_ctl(enum cr_limit l)
+{
+	switch (l) {
+	case CR_LIMIT_MEMORY:
+	case CR_LIMIT_MEMORY_SWAP:
+		return CR_CTL_MEMORY;
+	case CR_LIMIT_PIDS:
+		return CR_CTL_PIDS;
+	case CR_LIMIT_CPU:
+		return CR_CTL_CPU;
+	case CR_LIMIT_CPU_TIME:
+	case CR_LIMIT_FILE_SIZE:
+	case CR_LIMIT_OPEN_FILES:
+	case _CR_LIMIT_MAX:
+	case _CR_LIMIT_INVALID:
+	default:
+		return -1;
+	}
+}
+
+/* The rlimit that stands in for @l, or -1. */
+static int limit_rlimit(enum cr_limit l)
+{
+	switch (l) {
+	case CR_LIMIT_MEMORY:
+		return RLIMIT_AS;
+	case CR_LIMIT_PIDS:
+		return RLIMIT_NPROC;
+	case CR_LIMIT_CPU_TIME:
+		return RLIMIT_CPU;
+	case CR_LIMIT_FILE_SIZE:
+		return RLIMIT_FSIZE;
+	case CR_LIMIT_OPEN_FILES:
+		return RLIMIT_NOFILE;
+	case CR_LIMIT_MEMORY_SWAP:
+	case CR_LIMIT_CPU:
+	case _CR_LIMIT_MAX:
+	case _CR_LIMIT_INVALID:
+	default:
+		return -1;
+	}
+}
+
+/* Create the v2 run directory for what v2 offers of @need; record why not in @why. */
+static unsigned try_v2(struct cr_cgroup *cg, const struct cr_cgroup_host *h, unsigned need,
+		       char why[_CR_CTL_MAX][256])
+{
+	char base[PATH_MAX];
+	unsigned have = 0;
+	int r;
+
+	if (!h->v2_mount[0]) {
+		for (int c = 0; c < _CR_CTL_MAX; c++)
+			say(why[c], sizeof(why[c]), "no cgroup2 hierarchy");
+		return 0;
+	}
+	r = v2_base(h, need, base, sizeof(base), &have);
+	if (r >= 0 && have)
+		r = make_run_dir(base, true, &cg->v2);
+	for (int c = 0; c < _CR_CTL_MAX; c++)
+		if (r < 0)
+			say(why[c], sizeof(why[c]), "cgroup2 %s: %s", base[0] ? base : h->v2_mount,
+			    strerror(-r));
+		else if ((need & (1u << c)) && !(have & (1u << c)))
+			say(why[c], sizeof(why[c]), "cgroup2 %s has no %s controller",
+			    base, cr_cgroup_ctl_name(c));
+	cg->v2_ctls = r < 0 ? 0 : have;
+	return cg->v2_ctls;
+}
+
+static void try_v1(struct cr_cgroup *cg, const struct cr_cgroup_host *h, unsigned need,
+		   char why[_CR_CTL_MAX][256])
+{
+	for (int c = 0; c < _CR_CTL_MAX; c++) {
+		char base[PATH_MAX];
+		size_t len = strlen(why[c]);
+		int r = 0;
+
+		if (!(need & (1u << c)))
+			continue;
+		if (!h->v1_mount[c][0]) {
+			say(why[c] + len, sizeof(why[c]) - len, "; no cgroup v1 %s hierarchy",
+			    cr_cgroup_ctl_name(c));
+			continue;
+		}
+		for (int d = 0; d < c; d++) /* co-mounted controllers share one directory */
+			if (cg->v1[d].fd >= 0 && strcmp(h->v1_mount[d], h->v1_mount[c]) == 0) {
+				cg->v1[c].fd = fcntl(cg->v1[d].fd, F_DUPFD_CLOEXEC, 3);
+				(void)strlcpy(cg->v1[c].path, cg->v1[d].path, sizeof(cg->v1[c].path));
+				r = cg->v1[c].fd < 0 ? negative_errno() : 1;
+			}
+		if (r != 0)
+			continue;
+		(void)snprintf(base, sizeof(base), "%s%s/corral", h->v1_mount[c],
+			       strcmp(h->v1_path[c], "/") == 0 ? "" : h->v1_path[c]);
+		if (mkdir(base, 0755) < 0 && errno != EEXIST)
+			r = negative_errno();
+		if (r >= 0)
+			r = make_run_dir(base, false, &cg->v1[c]);
+		if (r < 0)
+			say(why[c] + len, sizeof(why[c]) - len, "; cgroup v1 %s: %s", base,
+			    strerror(-r));
+	}
+}
+
+static void add_rlimit(struct cr_cgroup *cg, int resource, uint64_t v)
+{
+	if (cg->rl.n >= CR_RLIMITS_MAX)
+		return;
+	cg->rl.r[cg->rl.n].resource = resource;
+	cg->rl.r[cg->rl.n].value = v;
+	cg->rl.n++;
+}
+
+/* Give @l the best mode available: the cgroup that holds its controller, else its rlimit. */
+static void assign(struct cr_cgroup *cg, enum cr_limit l, uint64_t v, uint64_t mem,
+		   const char why[_CR_CTL_MAX][256])
+{
+	struct cr_limits_report *rep = &cg->rep;
+	int c = limit_ctl(l), res = limit_rlimit(l), r = -ENOENT;
+
+	rep->value[l] = v;
+	rep->mode[l] = CR_LIMIT_MODE_NONE;
+	if (!cr_limit_is_finite(v) && !(l == CR_LIMIT_MEMORY_SWAP && v == 0 && cr_limit_is_finite(mem)))
+		return;
+	if (c >= 0 && (cg->v2_ctls & (1u << c))) {
+		r = v2_write(cg->v2.fd, l, v, mem);
+		if (r >= 0)
+			rep->mode[l] = CR_LIMIT_MODE_CGROUP2;
+	} else if (c >= 0 && cg->v1[c].fd >= 0) {
+		r = v1_write(cg->v1[c].fd, l, v, mem);
+		if (r >= 0)
+			rep->mode[l] = CR_LIMIT_MODE_CGROUP1;
+	}
+	if (rep->mode[l] != CR_LIMIT_MODE_NONE)
+		return;
+	if (l == CR_LIMIT_MEMORY_SWAP && v == 0 && r == -ENOENT && c >= 0 &&
+	    !(cg->v2_ctls & (1u << c)) && cg->v1[c].fd < 0) {
+		rep->value[l] = CR_LIMIT_UNSET; /* the default, and no cgroup to hold it */
+		return;
+	}
+	if (res >= 0) {
+		add_rlimit(cg, res, v);
+		rep->mode[l] = CR_LIMIT_MODE_RLIMIT;
+	} else if (l == CR_LIMIT_MEMORY_SWAP && r == -ENOENT && rep->mode[CR_LIMIT_MEMORY] &&
+		   rep->mode[CR_LIMIT_MEMORY] != CR_LIMIT_MODE_RLIMIT) {
+		say(rep->why[l], sizeof(rep->why[l]), "the kernel does not account swap (swapaccount)");
+	} else if (r != -ENOENT) {
+		say(rep->why[l], sizeof(rep->why[l]), "writing the limit failed: %s", strerror(-r));
+	} else {
+		say(rep->why[l], sizeof(rep->why[l]), "no writable cgroup with the %s controller (%s)",
+		    cr_cgroup_ctl_name(c), why[c] + (why[c][0] == ';' ? 2 : 0));
+	}
+}
+
+static int check_required(const struct cr_limits *limits, const struct cr_limits_report *rep,
+			  char *msg, size_t size)
+{
+	for (int l = 0; limits->required && l < _CR_LIMIT_MAX; l++)
+		if (limits->set[l] && cr_limit_is_finite(limits->value[l]) &&
+		    rep->mode[l] == CR_LIMIT_MODE_NONE) {
+			say(msg, size, "--limits=required: %s cannot be enforced on this host: %s",
+			    cr_limit_option(l), rep->why[l]);
+			return -EOPNOTSUPP;
+		}
+	return 0;
+}
+
+int cr_cgroup_create(const struct cr_limits *limits, struct cr_cgroup **ret, char *msg,
+		     size_t size)
+{
+	const struct cr_cgroup_host *h = host();
+	char why[_CR_CTL_MAX][256] = {};
+	double t0 = now_ms();
+	unsigned need = needed_ctls(limits);
+	uint64_t mem = limits->value[CR_LIMIT_MEMORY], swap = limits->value[CR_LIMIT_MEMORY_SWAP];
+	struct cr_cgroup *cg;
+	int r;
+
+	cg = calloc(1, sizeof(*cg));
+	if (!cg)
+		return -ENOMEM;
+	cg->v2.fd = -EBADF;
+	for (int c = 0; c < _CR_CTL_MAX; c++)
+		cg->v1[c].fd = -EBADF;
+	if (need)
+		need &= ~try_v2(cg, h, need, why);
+	if (need)
+		try_v1(cg, h, need, why);
+	/* --memory alone caps memory and swap together: no swap unless --memory-swap. */
+	if (cr_limit_is_finite(mem) && swap == CR_LIMIT_UNSET)
+		swap = 0;
+	for (int l = 0; l < _CR_LIMIT_MAX; l++)
+		assign(cg, l, l == CR_LIMIT_MEMORY_SWAP ? swap : limits->value[l], mem, why);
+	cg->setup_ms = now_ms() - t0;
+	r = check_required(limits, &cg->rep, msg, size);
+	if (r < 0) {
+		cg = cr_cgroup_free(cg);
+		return r;
+	}
+	*ret = cg;
+	return 0;
+}
+
+int cr_cgroup_clone_fd(const struct cr_cgroup *cg)
+{
+	return cg && cg->v2_ctls ? cg->v2.fd : -EBADF;
+}
+
+int cr_cgroup_attach(struct cr_cgroup *cg, pid_t pid, bool in_v2)
+{
+	double t0 = now_ms();
+	int r = 0;
+
+	if (!cg)
+		return 0;
+	if (cg->v2_ctls && !in_v2)
+		r = write_at(cg->v2.fd, "cgroup.procs", "%d", (int)pid);
+	for (int c = 0; r >= 0 && c < _CR_CTL_MAX; c++)
+		if (cg->v1[c].fd >= 0)
+			r = write_at(cg->v1[c].fd, "cgroup.procs", "%d", (int)pid);
+	cg->setup_ms += now_ms() - t0;
+	return r;
+}
+
+void cr_cgroup_events(const struct cr_cgroup *cg, bool *ret_oom, bool *ret_pids)
+{
+	const struct cg_dir *mem, *pids;
+	bool v2mem, v2pids;
+
+	*ret_oom = *ret_pids = false;
+	if (!cg)
+		return;
+	v2mem = cg->v2_ctls & (1u << CR_CTL_MEMORY);
+	v2pids = cg->v2_ctls & (1u << CR_CTL_PIDS);
+	mem = v2mem ? &cg->v2 : &cg->v1[CR_CTL_MEMORY];
+	pids = v2pids ? &cg->v2 : &cg->v1[CR_CTL_PIDS];
+	/* v1 has oom_kill in memory.oom_control since Linux 4.13. */
+	*ret_oom = read_key(mem->fd, v2mem ? "memory.events" : "memory.oom_control", "oom_kill") > 0;
+	*ret_pids = read_key(pids->fd, "pids.events", "max") > 0;
+}
+
+const struct cr_limits_report *cr_cgroup_report(const struct cr_cgroup *cg)
+{
+	return &cg->rep;
+}
+
+const struct cr_rlimits *cr_cgroup_rlimits(const struct cr_cgroup *cg)
+{
+	return &cg->rl;
+}
+
+double cr_cgroup_setup_ms(const struct cr_cgroup *cg)
+{
+	return cg ? cg->setup_ms : 0;
+}
+
+struct cr_cgroup *cr_cgroup_free(struct cr_cgroup *cg)
+{
+	if (!cg)
+		return NULL;
+	if (cg->v2.fd >= 0)
+		(void)destroy_dir(cg->v2.path, true);
+	closep(&cg->v2.fd);
+	for (int c = 0; c < _CR_CTL_MAX; c++) {
+		if (cg->v1[c].fd >= 0)
+			(void)destroy_dir(cg->v1[c].path, false);
+		closep(&cg->v1[c].fd);
+	}
+	free(cg);
+	return NULL;
+}
+
+/* --- corral doctor ---------------------------------------------------------------------------- */
+
+/* Where a user's runs would go, as v2_user_base() decides, without moving anything. */
+static void v2_user_base_dry(const char *mount, char *base)
+{
+	_cleanup_close_ int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC), pfd = -EBADF;
+	char *slash = strrchr(base, '/');
+
+	if (fd < 0 || procs_empty(fd, true) != 0)
+		return; /* corral alone: its own cgroup, after the move into the leaf */
+	if (!slash || (size_t)(slash - base) <= strlen(mount))
+		return;
+	*slash = '\0';
+	pfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0 || procs_empty(pfd, false) <= 0)
+		*slash = '/'; /* the parent is unusable: report the own cgroup */
+}
+
+void cr_cgroup_probe_modes(enum cr_limit_mode modes[_CR_LIMIT_MAX], char *detail, size_t size)
+{
+	const struct cr_cgroup_host *h = host();
+	char base[PATH_MAX] = "", avail[256] = "", dir[PATH_MAX];
+	enum cr_limit_mode ctl_mode[_CR_CTL_MAX] = {};
+	bool root = geteuid() == 0;
+	size_t len;
+
+	if (cr_cgroup_v2_base(h, root, base, sizeof(base)) == 0) {
+		if (!root)
+			v2_user_base_dry(h->v2_mount, base);
+		_cleanup_close_ int fd = -EBADF;
+
+		fd = open(root ? h->v2_mount : base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (fd >= 0 && faccessat(fd, "cgroup.subtree_control", W_OK, 0) == 0)
+			(void)read_at(fd, "cgroup.controllers", avail, sizeof(avail));
+		avail[strcspn(avail, "\n")] = '\0';
+	}
+	for (int c = 0; c < _CR_CTL_MAX; c++) {
+		(void)snprintf(dir, sizeof(dir), "%s%s", h->v1_mount[c],
+			       strcmp(h->v1_path[c], "/") == 0 ? "" : h->v1_path[c]);
+		if (has_word(avail, cr_cgroup_ctl_name(c)))
+			ctl_mode[c] = CR_LIMIT_MODE_CGROUP2;
+		else if (h->v1_mount[c][0] && access(dir, W_OK) == 0)
+			ctl_mode[c] = CR_LIMIT_MODE_CGROUP1;
+	}
+	for (int l = 0; l < _CR_LIMIT_MAX; l++) {
+		int c = limit_ctl(l);
+
+		modes[l] = c >= 0 ? ctl_mode[c] : CR_LIMIT_MODE_NONE;
+		if (modes[l] == CR_LIMIT_MODE_NONE && limit_rlimit(l) >= 0)
+			modes[l] = CR_LIMIT_MODE_RLIMIT;
+	}
+	say(detail, size, "cgroup2 parent %s (controllers it can hand out: [%s])",
+	    base[0] ? base : "none", avail);
+	len = strlen(detail);
+	for (int c = 0; c < _CR_CTL_MAX; c++)
+		if (h->v1_mount[c][0] && len < size)
+			len += (size_t)snprintf(detail + len, size - len, "; cgroup v1 %s at %s%s",
+						cr_cgroup_ctl_name(c), h->v1_mount[c], h->v1_path[c]);
+}
+
+/* --- the JSON status ---------------------------------------------------------------------- */
+
+static json_object *limit_json(const struct cr_limits_report *rep, enum cr_limit l)
+{
+	json_object *o = json_object_new_object(), *v;
+	uint64_t value = rep ? rep->value[l] : CR_LIMIT_UNSET;
+	enum cr_limit_mode mode = rep ? rep->mode[l] : CR_LIMIT_MODE_NONE;
+	bool zero_swap = l == CR_LIMIT_MEMORY_SWAP && value == 0 && mode != CR_LIMIT_MODE_NONE;
+
+	if (!o)
+		return NULL;
+	if (value == CR_LIMIT_INFINITY)
+		v = json_object_new_string("max");
+	else if (value == CR_LIMIT_UNSET && !zero_swap)
+		v = NULL;
+	else if (l == CR_LIMIT_CPU)
+		v = json_object_new_double((double)value / 1000);
+	else
+		v = json_object_new_int64(value > INT64_MAX ? INT64_MAX : (int64_t)value);
+	if (json_object_object_add(o, "value", v) < 0 ||
+	    json_object_object_add(o, "mode",
+				   json_object_new_string(cr_limit_mode_to_string(mode))) < 0 ||
+	    (rep && rep->why[l][0] &&
+	     json_object_object_add(o, "reason", json_object_new_string(rep->why[l])) < 0)) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+json_object *cr_limits_report_json(const struct cr_limits_report *rep)
+{
+	json_object *o = json_object_new_object();
+
+	for (int l = 0; o && l < _CR_LIMIT_MAX; l++) {
+		json_object *j = limit_json(rep, l);
+
+		if (!j || json_object_object_add(o, cr_limit_to_string(l), j) < 0) {
+			json_object_put(j);
+			json_object_put(o);
+			return NULL;
+		}
+	}
+	return o;
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/* Resource limits of a run (--memory, --pids, --cpu, ...): their names, their values as the user
+ * writes them, and the modes that can enforce them. Pure and portable: built on every host. */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+enum cr_limit {
+	CR_LIMIT_MEMORY,      /* bytes */
+	CR_LIMIT_MEMORY_SWAP, /* bytes of swap on top of --memory */
+	CR_LIMIT_PIDS,	      /* processes and threads */
+	CR_LIMIT_CPU,	      /* thousandths of a CPU (cpu.max quota) */
+	CR_LIMIT_CPU_TIME,    /* seconds of CPU time per process */
+	CR_LIMIT_FILE_SIZE,   /* bytes */
+	CR_LIMIT_OPEN_FILES,  /* descriptors per process */
+	_CR_LIMIT_MAX,
+	_CR_LIMIT_INVALID = -EINVAL,
+};
+
+/* How a limit was enforced, best first. */
+enum cr_limit_mode {
+	CR_LIMIT_MODE_NONE,
+	CR_LIMIT_MODE_CGROUP2,
+	CR_LIMIT_MODE_CGROUP1,
+	CR_LIMIT_MODE_RLIMIT,
+	_CR_LIMIT_MODE_MAX,
+};
+
+#define CR_LIMIT_UNSET 0	     /* not asked for: no limit */
+#define CR_LIMIT_INFINITY UINT64_MAX /* "max": explicitly no limit */
+#define CR_DEFAULT_PIDS 4096	     /* applies with no option: a fork bomb stops here */
+
+struct cr_limits {
+	uint64_t value[_CR_LIMIT_MAX]; /* CR_LIMIT_UNSET, a value, or CR_LIMIT_INFINITY */
+	bool set[_CR_LIMIT_MAX];       /* given on the command line (not a default) */
+	bool required;		       /* --limits=required: a limit that cannot be enforced is fatal */
+};
+
+/* "memory", "memory_swap", ...: the key in the JSON status. NULL if out of range. */
+const char *cr_limit_to_string(enum cr_limit l);
+/* "--memory", ...: the option that sets it. */
+const char *cr_limit_option(enum cr_limit l);
+/* "none", "cgroup2", "cgroup1", "rlimit". */
+const char *cr_limit_mode_to_string(enum cr_limit_mode m);
+
+/* Parse the argument of @l's option: bytes with an optional K/M/G/T suffix (powers of 1024) for
+ * the sizes, a decimal number of CPUs for cpu ("0.5"), whole numbers otherwise; "max" is
+ * CR_LIMIT_INFINITY. Zero is refused. 0, -EINVAL (malformed, bad unit) or -ERANGE. */
+int cr_limit_parse(enum cr_limit l, const char *s, uint64_t *ret);
+
+/* Format a value as the JSON status shows it: "max", or the number. */
+void cr_limit_format(enum cr_limit l, uint64_t v, char *buf, unsigned size);
+
+/* Whether @v asks the kernel to cap something. */
+static inline bool cr_limit_is_finite(uint64_t v)
+{
+	return v != CR_LIMIT_UNSET && v != CR_LIMIT_INFINITY;
+}

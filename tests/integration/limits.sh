@@ -1,0 +1,214 @@
+#!/bin/bash
+# limits: --memory, --pids, --cpu-time, --file-size, --open-files and the default pids limit, as
+# root (cgroup v1 on a hybrid host like this one: memory and pids live on v1) and as an
+# unprivileged user (no writable cgroup: the rlimit fallback). Asserts the JSON status names the
+# mode, that a memory hog is reported as OOM (exit 137), that a fork bomb stops at the pids limit
+# with the host unharmed, that --cpu-time stops a busy loop, and that no run-PID-N cgroup
+# directory is left after 100 runs, or after corral is killed with SIGKILL (the next run removes
+# it). The cgroup v2 side of the same assertions is in tests/vm/limits.sh.
+# shellcheck disable=SC2016 # the sh -c scripts are single-quoted on purpose
+# shellcheck source=tests/integration/lib.sh
+source "$CR_TESTS_DIR/integration/lib.sh"
+
+ST=$CR_TMP/status.json
+TAG=crlim-$$-$RANDOM
+
+lim_cleanup() {
+	local p
+	for p in $(pgrep -f "$TAG"); do kill -KILL "$p" 2>/dev/null; done
+}
+CR_CLEANUP_HOOK="${CR_CLEANUP_HOOK:+$CR_CLEANUP_HOOK; }lim_cleanup"
+
+# What this host gives root: cgroup2 where its cgroup2 offers the controller, else v1.
+v1_mode() {
+	if grep -qw "$1" /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+		echo cgroup2
+	elif [ -d "/sys/fs/cgroup/$1" ]; then
+		echo cgroup1
+	else
+		echo none
+	fi
+}
+
+# sbj MODE WS [OPTS] -- CMD...: sb with the JSON status in $ST (readable by the suite).
+sbj() {
+	local m=$1 ws=$2
+	shift 2
+	rm -f "$ST"
+	OUT=$(cd "$ws" && as "$m" "$CORRAL" run --workspace "$ws" --ro "$BIN" --json-status fd:3 "$@" \
+		3>"$ST" 2>"$CR_TMP/stderr")
+	RC=$?
+	ERR=$(<"$CR_TMP/stderr")
+}
+
+j() { jq -r "$1" "$ST" 2>/dev/null; }
+
+# jcheck NAME JQ-EXPR: ok if the status satisfies the expression.
+jcheck() {
+	if jq -e "$2" "$ST" >/dev/null 2>&1; then
+		ok "$1"
+	else
+		not_ok "$1"
+		diag "corral exit $RC; status: $(cat "$ST" 2>/dev/null)" "stdout: $OUT" "stderr: $ERR"
+	fi
+}
+
+# The run-PID-N cgroup directories of corral process PID, anywhere under /sys/fs/cgroup.
+run_dirs() {
+	find /sys/fs/cgroup -maxdepth 8 -type d -name "run-$1-*" 2>/dev/null
+}
+
+for m in $MODES; do
+	ws=$(mkws "$m")
+	if [ "$m" = root ]; then
+		mem=$(v1_mode memory) pids=$(v1_mode pids)
+	else
+		mem=rlimit pids=rlimit
+	fi
+	[ "$m" = root ] && [ "$mem" = none ] && mem=rlimit
+	[ "$m" = root ] && [ "$pids" = none ] && pids=rlimit
+
+	# --- the default ---------------------------------------------------------------------------
+	sbj "$m" "$ws" -- sh -c 'echo core=$(ulimit -c); cat /proc/self/cgroup'
+	jcheck "$m: no option: pids is limited to 4096 by $pids, no memory cap, core dumps off (RLIMIT_CORE 0), every limit reported" \
+		'.enforced.limits.pids == {"value":4096,"mode":"'"$pids"'"} and
+		 .enforced.limits.memory == {"value":null,"mode":"none"} and
+		 (.enforced.limits | keys) == ["cpu","cpu_time","file_size","memory","memory_swap","open_files","pids"] and
+		 .oom_killed == false and .pids_limit_hit == false and .exit_code == 0'
+	if [ "$pids" = cgroup1 ]; then
+		check "$m: the command runs inside its own v1 pids cgroup (run-PID-N)" \
+			grep -q '^[0-9]*:pids:.*/run-[0-9]*-[0-9]*$' <<<"$OUT"
+	fi
+	grep -q '^core=0$' <<<"$OUT" || diag "core: $OUT"
+
+	# --- memory --------------------------------------------------------------------------------
+	sbj "$m" "$ws" --memory 32M -- awk 'BEGIN { s = "x"; while (1) s = s s }'
+	if [ "$mem" = rlimit ]; then
+		jcheck "$m: --memory 32M without a writable cgroup: RLIMIT_AS stops the hog (it fails, nothing is OOM-killed)" \
+			'.enforced.limits.memory == {"value":33554432,"mode":"rlimit"} and .exit_code != 0 and
+			 .oom_killed == false'
+	else
+		jcheck "$m: --memory 32M: a memory hog is killed by the OOM killer, reported as oom_killed, exit 137 ($mem)" \
+			'.enforced.limits.memory == {"value":33554432,"mode":"'"$mem"'"} and
+			 .enforced.limits.memory_swap.value == 0 and .oom_killed == true and .exit_code == 137'
+		check "$m: the OOM kill is explained in one line on stderr" \
+			eval '[ "$RC" = 137 ] && [ "$(grep -c "out of memory" <<<"$ERR")" = 1 ]'
+	fi
+	sbj "$m" "$ws" --memory 64M -- awk 'BEGIN { s = "x"; for (i = 0; i < 20; i++) s = s s; print length(s) }'
+	jcheck "$m: --memory 64M: a command within the limit runs normally" \
+		'.exit_code == 0 and .oom_killed == false'
+
+	# --- pids ----------------------------------------------------------------------------------
+	# Each child carries TAG in its command line, so the host can look for survivors.
+	cat >"$ws/bomb.sh" <<-EOF
+		n=0
+		while [ \$n -lt 200 ]; do
+			sh -c 'sleep 30; : $TAG' &
+			n=\$((n + 1))
+			echo \$n >"\$PWD/started"
+		done 2>/dev/null
+	EOF
+	give "$m" "$ws/bomb.sh"
+	t0=$(date +%s)
+	sbj "$m" "$ws" --pids 32 --timeout 30 -- sh "$ws/bomb.sh"
+	t=$(($(date +%s) - t0))
+	if [ "$pids" = rlimit ]; then
+		jcheck "$m: --pids 32 (RLIMIT_NPROC): a fork bomb stops at the limit, well before the timeout" \
+			'.enforced.limits.pids == {"value":32,"mode":"rlimit"} and .timed_out == false'
+	else
+		jcheck "$m: --pids 32 ($pids): a fork bomb stops at the limit and is reported as pids_limit_hit" \
+			'.enforced.limits.pids == {"value":32,"mode":"'"$pids"'"} and .pids_limit_hit == true and
+			 .timed_out == false'
+	fi
+	n=$(cat "$ws/started" 2>/dev/null)
+	check "$m: the fork bomb started ${n:-0} of 200 children (fewer than 32), ended in ${t}s, and left nothing on the host" \
+		eval '[ "${n:-0}" -lt 32 ] && [ "$t" -lt 20 ] && ! pgrep -f "$TAG" >/dev/null'
+	sbj "$m" "$ws" -- true
+	check "$m: the host still starts sandboxes after the fork bomb" test "$RC" = 0
+
+	# --- rlimits -------------------------------------------------------------------------------
+	t0=$(date +%s)
+	sbj "$m" "$ws" --cpu-time 1 --timeout 30 -- sh -c 'while :; do :; done'
+	t=$(($(date +%s) - t0))
+	jcheck "$m: --cpu-time 1 stops a busy loop with SIGXCPU (exit 152) after ${t}s" \
+		'.enforced.limits.cpu_time == {"value":1,"mode":"rlimit"} and .signal_name == "SIGXCPU" and
+		 .exit_code == 152 and .timed_out == false'
+	sbj "$m" "$ws" --file-size 1K -- sh -c 'head -c 4096 /dev/zero >"$PWD/big"; echo rc=$?; wc -c <"$PWD/big"'
+	jcheck "$m: --file-size 1K: writing past 1 KiB fails (SIGXFSZ) and the file stops at 1024 bytes" \
+		'.enforced.limits.file_size == {"value":1024,"mode":"rlimit"}'
+	check "$m: --file-size 1K: the writer got SIGXFSZ (153) and the file holds 1024 bytes" \
+		eval '[ "$OUT" = "rc=153
+1024" ]'
+	sbj "$m" "$ws" --open-files 12 -- sh -c 'ulimit -n'
+	jcheck "$m: --open-files 12 sets RLIMIT_NOFILE in the sandbox" \
+		'.enforced.limits.open_files == {"value":12,"mode":"rlimit"} and .exit_code == 0'
+	check "$m: --open-files 12: the command sees 12" test "$OUT" = 12
+
+	# --- --limits=required -------------------------------------------------------------------
+	if [ "$m" = user ]; then
+		sbj "$m" "$ws" --limits=required --cpu 0.5 -- true
+		jcheck "$m: --limits=required --cpu 0.5 with no writable cpu cgroup: exit 125, stage limits, the reason" \
+			'.exit_code == 125 and .error.stage == "limits" and (.error.message | test("--cpu cannot be enforced"))'
+		sbj "$m" "$ws" --cpu 0.5 -- true
+		jcheck "$m: --cpu 0.5 by default (best effort): runs, reports cpu as none with the reason" \
+			'.exit_code == 0 and .enforced.limits.cpu.mode == "none" and .enforced.limits.cpu.value == 0.5 and
+			 (.enforced.limits.cpu.reason | length) > 0'
+		check "$m: best effort says on stderr what it could not enforce" grep -q -- '--cpu 0.500 is not enforced' <<<"$ERR"
+	else
+		sbj "$m" "$ws" --limits=required --memory 64M --memory-swap 16M --pids 100 --cpu 0.5 -- true
+		jcheck "$m: --limits=required with limits this host can enforce runs (memory, swap, pids, cpu: $mem)" \
+			'.exit_code == 0 and .enforced.limits.memory.mode == "'"$mem"'" and
+			 .enforced.limits.memory_swap == {"value":16777216,"mode":"'"$mem"'"} and
+			 .enforced.limits.pids.mode == "'"$pids"'" and .enforced.limits.cpu.mode != "none"'
+	fi
+	sbj "$m" "$ws" --pids max -- true
+	jcheck "$m: --pids max lifts the default" '.enforced.limits.pids == {"value":"max","mode":"none"}'
+
+	# --- teardown ------------------------------------------------------------------------------
+	t0=$(date +%s%N)
+	launchers=()
+	for ((i = 0; i < 100; i++)); do
+		if [ "$m" = user ] && [ "$(id -u)" -eq 0 ]; then
+			(cd "$ws" && exec setpriv --reuid=65534 --regid=65534 --clear-groups -- "$CORRAL" run \
+				--workspace "$ws" --memory 64M -- true) &
+		else
+			(cd "$ws" && exec "$CORRAL" run --workspace "$ws" --memory 64M -- true) &
+		fi
+		launchers+=($!)
+		wait $!
+	done 2>/dev/null
+	t=$((($(date +%s%N) - t0) / 1000000))
+	left=$(for p in "${launchers[@]}"; do run_dirs "$p"; done)
+	check "$m: 100 runs with --memory 64M (${t} ms) leave no run-PID-N cgroup directory" test -z "$left"
+	[ -z "$left" ] || diag "left: $left"
+
+	if [ "$m" = root ] && [ "$mem" = cgroup1 ]; then
+		SB_PID=
+		(cd "$ws" && exec "$CORRAL" run --workspace "$ws" --memory 64M -- sh -c "sleep 60 # $TAG") &
+		SB_PID=$!
+		wait_for eval '[ -n "$(run_dirs "$SB_PID")" ] && pgrep -f "$TAG" >/dev/null'
+		before=$(run_dirs "$SB_PID")
+		kill -KILL "$SB_PID"
+		wait "$SB_PID" 2>/dev/null
+		wait_for eval '! pgrep -f "$TAG" >/dev/null'
+		after_kill=$(run_dirs "$SB_PID")
+		sbj "$m" "$ws" --memory 64M -- true
+		after_next=$(run_dirs "$SB_PID")
+		stale=0
+		[ -n "$before" ] && [ -n "$after_kill" ] && [ -z "$after_next" ] && [ "$RC" = 0 ] && stale=1
+		check "$m: corral killed with SIGKILL mid-run: its sandbox dies, and the next run removes its stale cgroup directories" \
+			test "$stale" = 1
+		[ -z "$after_next" ] || diag "before: $before" "after the next run: $after_next"
+
+		# Interrupted: SIGTERM reaches the sandbox through corral, which then tears down.
+		(cd "$ws" && exec "$CORRAL" run --workspace "$ws" --memory 64M -- sh -c "sleep 60 # $TAG") &
+		SB_PID=$!
+		wait_for eval '[ -n "$(run_dirs "$SB_PID")" ] && pgrep -f "$TAG" >/dev/null'
+		before=$(run_dirs "$SB_PID")
+		kill -TERM "$SB_PID"
+		wait "$SB_PID"
+		rc=$?
+		check "$m: corral interrupted by SIGTERM mid-run (exit $rc): the sandbox stops and its cgroup directories are gone" \
+			eval '[ -n "$before" ] && [ -z "$(run_dirs "$SB_PID")" ] && [ "$rc" = 143 ] && ! pgrep -f "$TAG" >/dev/null'
+	fi
+done

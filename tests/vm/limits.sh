@@ -1,0 +1,204 @@
+#!/bin/sh
+# limits.sh: corral's resource limits on a pure cgroup v2 host, inside the guest that
+# tests/vm/run.sh boots (busybox sh, no jq: the one-line JSON status is matched with grep).
+# Runs after smoke.sh, in each MODE:
+#   root  corral started by root: its runs go in /sys/fs/cgroup/corral/run-PID-N
+#   user  corral started by tester (uid 1000) from this suite's shell, which init moved into the
+#         leaf /sys/fs/cgroup/delegated/shell of a subtree delegated to uid 1000 (as systemd's
+#         Delegate=yes makes one): corral shares its cgroup with the shell, so it makes its runs
+#         beside it, /sys/fs/cgroup/delegated/run-PID-N.
+# The same assertions as tests/integration/limits.sh: OOM is reported (exit 137), a fork bomb
+# stops at the pids limit, --cpu-time stops a busy loop, no run directory survives 100 runs or a
+# SIGKILLed corral; plus placement by clone3(CLONE_INTO_CGROUP). Prints "TAP: " lines; the exit
+# status is the number of failures.
+# shellcheck disable=SC2016 # the sh -c scripts are single-quoted on purpose
+set -u
+
+CG=/sys/fs/cgroup
+N=0
+FAILED=0
+T=$(mktemp -d /tmp/limits.XXXXXX)
+chmod 0755 "$T"
+
+ok() {
+	N=$((N + 1))
+	echo "TAP: ok $N - $*"
+}
+
+not_ok() {
+	N=$((N + 1))
+	FAILED=$((FAILED + 1))
+	echo "TAP: not ok $N - $*"
+}
+
+diag() {
+	for l in "$@"; do
+		printf '%s\n' "$l" | sed 's/^/TAP: # /'
+	done
+}
+
+ms() {
+	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
+}
+
+# launch MODE CMD...: exec CMD as MODE (call it in a subshell); su execs down to tester's
+# command, so the pid stays that of corral.
+launch() {
+	mode=$1
+	shift
+	if [ "$mode" = user ]; then
+		exec su -s /bin/sh tester -c 'exec "$0" "$@"' -- "$@"
+	fi
+	exec "$@"
+}
+
+# sb MODE WS [CORRAL OPTIONS] -- CMD...: corral run -v as MODE with the JSON status on fd 3:
+# stdout in $OUT, stderr in $ERR, the status in $ST, corral's exit status in $RC.
+sb() {
+	mode=$1 ws=$2
+	shift 2
+	OUT=$(cd "$ws" && (launch "$mode" timeout 120 corral run -v --workspace "$ws" --json-status fd:3 "$@") \
+		3>"$T/st" </dev/null 2>"$T/err")
+	RC=$?
+	ERR=$(cat "$T/err")
+	ST=$(cat "$T/st")
+}
+
+# has NAME PATTERN...: ok if the status holds every fixed string PATTERN.
+has() {
+	name=$1
+	shift
+	bad=
+	for p in "$@"; do
+		case $ST in *"$p"*) ;; *) bad="$bad $p" ;; esac
+	done
+	if [ -z "$bad" ]; then
+		ok "$name"
+	else
+		not_ok "$name"
+		diag "missing:$bad" "corral exit $RC; status: $ST" "stdout: $OUT" \
+			"stderr: $(printf '%s' "$ERR" | grep -v 'debug: mount plan' | tr '\n' '|')"
+	fi
+}
+
+check() {
+	name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+
+# run_dirs PID: the run-PID-N cgroup directories of corral process PID.
+run_dirs() {
+	find "$CG" -maxdepth 4 -type d -name "run-$1-*" 2>/dev/null
+}
+
+median() {
+	sort -n | awk '{ v[NR] = $1 } END { if (NR) printf "%s", v[int((NR + 1) / 2)]; else printf "?" }'
+}
+
+start=$(ms)
+for mode in root user; do
+	ws=/tmp/lws.$mode
+	mkdir -p "$ws"
+	if [ "$mode" = root ]; then chown 65534:65534 "$ws"; else chown 1000:1000 "$ws"; fi
+
+	ST=$(cd /tmp && (launch "$mode" timeout 120 corral doctor --json) </dev/null 2>/dev/null)
+	RC=$?
+	has "$mode: corral doctor: memory, swap, pids and cpu would be enforced by cgroup2" \
+		'"name":"limit_memory","state":"ok","required":false,"value":"cgroup2"' \
+		'"name":"limit_memory_swap","state":"ok","required":false,"value":"cgroup2"' \
+		'"name":"limit_pids","state":"ok","required":false,"value":"cgroup2"' \
+		'"name":"limit_cpu","state":"ok","required":false,"value":"cgroup2"' '"ready":true'
+
+	sb "$mode" "$ws" --timeout 60 -- cat /proc/self/cgroup
+	has "$mode: no option: pids 4096 by cgroup2, no memory cap, every limit reported" \
+		'"pids":{"value":4096,"mode":"cgroup2"}' '"memory":{"value":null,"mode":"none"}' \
+		'"memory_swap":' '"cpu":' '"cpu_time":' '"file_size":' '"open_files":' \
+		'"oom_killed":false' '"pids_limit_hit":false' '"exit_code":0'
+	# The sandbox's cgroup namespace is rooted where its pid 1 was at clone time: "0::/" shows
+	# that was already the run's cgroup. Had it been born in corral's cgroup and moved, the
+	# command would see "0::/../run-PID-N" or "0::/corral/run-PID-N".
+	case $OUT:$ERR in
+	'0::/:'*'by CLONE_INTO_CGROUP'*) placed=1 ;;
+	*) placed=0 ;;
+	esac
+	check "$mode: the child was cloned straight into its run cgroup (clone3 CLONE_INTO_CGROUP; the command's /proc/self/cgroup is $OUT: the cgroup namespace's root)" \
+		[ "$placed" = 1 ]
+
+	sb "$mode" "$ws" --memory 32M --timeout 60 -- awk 'BEGIN { s = "x"; while (1) s = s s }'
+	has "$mode: --memory 32M: the hog is OOM-killed, reported as oom_killed, exit 137 (cgroup2; swap 0)" \
+		'"memory":{"value":33554432,"mode":"cgroup2"}' '"oom_killed":true' '"exit_code":137'
+	check "$mode: the OOM kill is explained on stderr" eval 'printf "%s" "$ERR" | grep -q "out of memory"'
+
+	cat >"$ws/bomb.sh" <<-'EOF'
+		n=0
+		while [ $n -lt 200 ]; do
+			sleep 30 &
+			n=$((n + 1))
+			echo $n >"$PWD/started"
+		done 2>/dev/null
+	EOF
+	chmod 0644 "$ws/bomb.sh"
+	t0=$(ms)
+	sb "$mode" "$ws" --pids 32 --timeout 60 -- sh "$ws/bomb.sh"
+	t=$(($(ms) - t0))
+	n=$(cat "$ws/started" 2>/dev/null)
+	has "$mode: --pids 32: a fork bomb stops at the limit and is reported as pids_limit_hit (cgroup2)" \
+		'"pids":{"value":32,"mode":"cgroup2"}' '"pids_limit_hit":true' '"timed_out":false'
+	check "$mode: the fork bomb started ${n:-0} of 200 children (fewer than 32) in ${t} ms; none is left" \
+		eval '[ "${n:-0}" -lt 32 ] && ! pgrep -x sleep >/dev/null'
+	sb "$mode" "$ws" -- true
+	check "$mode: sandboxes still start after the fork bomb" [ "$RC" = 0 ]
+
+	sb "$mode" "$ws" --cpu-time 1 --timeout 60 -- sh -c 'while :; do :; done'
+	has "$mode: --cpu-time 1 stops a busy loop with SIGXCPU (exit 152)" \
+		'"cpu_time":{"value":1,"mode":"rlimit"}' '"signal_name":"SIGXCPU"' '"exit_code":152'
+
+	sb "$mode" "$ws" --limits=required --memory 64M --memory-swap 16M --pids 64 --cpu 0.5 --timeout 60 -- \
+		sh -c 'cat /sys/fs/cgroup/cpu.max /sys/fs/cgroup/memory.max 2>/dev/null; true'
+	has "$mode: --limits=required: memory, swap, pids and cpu.max all by cgroup2" \
+		'"memory":{"value":67108864,"mode":"cgroup2"}' '"memory_swap":{"value":16777216,"mode":"cgroup2"}' \
+		'"pids":{"value":64,"mode":"cgroup2"}' '"cpu":{"value":0.5,"mode":"cgroup2"}' '"exit_code":0'
+
+	# 100 runs: no directory left; the median cost of cgroup setup and teardown (-v).
+	: >"$T/setup"
+	: >"$T/teardown"
+	: >"$T/pids"
+	i=0
+	while [ $i -lt 100 ]; do
+		(cd "$ws" && launch "$mode" corral run -v --workspace "$ws" --memory 64M -- true) \
+			</dev/null >/dev/null 2>"$T/verr" &
+		echo $! >>"$T/pids"
+		wait $!
+		sed -n 's/.*cgroup setup.*: \([0-9.]*\) ms$/\1/p' "$T/verr" >>"$T/setup"
+		sed -n 's/.*cgroup teardown.*: \([0-9.]*\) ms$/\1/p' "$T/verr" >>"$T/teardown"
+		i=$((i + 1))
+	done
+	left=
+	while read -r p; do left="$left$(run_dirs "$p")"; done <"$T/pids"
+	check "$mode: 100 runs with --memory 64M leave no run-PID-N cgroup directory" [ -z "$left" ]
+	diag "$mode: cgroup2 per-run cost over $(wc -l <"$T/setup") runs: median setup $(median <"$T/setup") ms, median teardown $(median <"$T/teardown") ms"
+
+	(cd "$ws" && launch "$mode" corral run --workspace "$ws" --memory 64M -- sleep 60) \
+		</dev/null >/dev/null 2>&1 &
+	cpid=$!
+	i=0
+	while [ $i -lt 200 ] && [ -z "$(run_dirs "$cpid")" ]; do sleep 0.05; i=$((i + 1)); done
+	before=$(run_dirs "$cpid")
+	kill -KILL "$cpid"
+	wait "$cpid" 2>/dev/null
+	i=0
+	while [ $i -lt 200 ] && pgrep -x sleep >/dev/null; do sleep 0.05; i=$((i + 1)); done
+	after_kill=$(run_dirs "$cpid")
+	sb "$mode" "$ws" --memory 64M -- true
+	after_next=$(run_dirs "$cpid")
+	stale=0
+	[ -n "$before" ] && [ -n "$after_kill" ] && [ -z "$after_next" ] && [ "$RC" = 0 ] && stale=1
+	check "$mode: corral killed with SIGKILL mid-run: the next run removes its stale directory ($before)" \
+		[ "$stale" = 1 ]
+done
+
+diag "limits suite: $(($(ms) - start)) ms"
+echo "TAP: 1..$N"
+rm -rf "$T"
+exit "$FAILED"
