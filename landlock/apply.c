@@ -3,7 +3,6 @@
  * clone (or fork, degraded), so it allocates nothing and only reports through @detail. */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -14,21 +13,7 @@
 #include "landlock-sys.h"
 #include "log.h"
 #include "macro.h"
-
-/* Open @path without following any symbolic link on the way. */
-static int open_rule_path(const char *path)
-{
-	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC,
-		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	int fd;
-
-	fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
-	if (fd < 0 && errno == ENOSYS) /* FIXME: drop once Linux 5.6 is the baseline */
-		fd = open(path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
-	return fd < 0 ? negative_errno() : fd;
-}
+#include "ns/path-open.h"
 
 /* Grant @access (already masked by what the ruleset handles) beneath the file at @fd; a file
  * that is not a directory keeps only the file rights. 0 (also when nothing is left to grant) or
@@ -52,7 +37,7 @@ static int add_path(int ruleset, const struct cr_landlock_rule *rule, uint64_t h
 {
 	_cleanup_close_ int fd = -EBADF;
 
-	fd = open_rule_path(rule->path);
+	fd = cr_open_path_nofollow(rule->path);
 	if (fd == -ENOENT && rule->optional)
 		return 0;
 	if (fd < 0)

@@ -296,6 +296,21 @@ static bool userns_refused(int r)
 	return r == -EPERM || r == -ENOSPC || r == -EACCES || r == -EINVAL;
 }
 
+/* The sync pipe (parent -> child) and the report pipe (child -> parent), both O_CLOEXEC. */
+static int make_pipes(int sync_pipe[2], int msg_pipe[2])
+{
+	if (pipe2(sync_pipe, O_CLOEXEC) < 0)
+		return negative_errno();
+	if (pipe2(msg_pipe, O_CLOEXEC) < 0) {
+		int r = negative_errno();
+
+		(void)close(sync_pipe[0]);
+		(void)close(sync_pipe[1]);
+		return r;
+	}
+	return 0;
+}
+
 /* Degraded mode, once clone could not make the namespaces (@clone_err): the command in a plain
  * child, placed in the run's cgroups, started once it is there. */
 static int start_degraded(struct cr_run *run, int clone_err)
@@ -309,13 +324,9 @@ static int start_degraded(struct cr_run *run, int clone_err)
 		run->have_error = true;
 		return r;
 	}
-	if (pipe2(sync_pipe, O_CLOEXEC) < 0)
-		return negative_errno();
-	if (pipe2(msg_pipe, O_CLOEXEC) < 0) {
-		(void)close(sync_pipe[0]);
-		(void)close(sync_pipe[1]);
-		return negative_errno();
-	}
+	r = make_pipes(sync_pipe, msg_pipe);
+	if (r < 0)
+		return r;
 	closep(&run->msg_fd);
 	run->msg_fd = msg_pipe[0];
 	run->ctx.msg_fd = msg_pipe[1];
@@ -350,13 +361,9 @@ static int start_child(struct cr_run *run, int *sync_w)
 	bool in_cgroup;
 	pid_t pid;
 
-	if (pipe2(sync_pipe, O_CLOEXEC) < 0)
-		return negative_errno();
-	if (pipe2(msg_pipe, O_CLOEXEC) < 0) {
-		(void)close(sync_pipe[0]);
-		(void)close(sync_pipe[1]);
-		return negative_errno();
-	}
+	r = make_pipes(sync_pipe, msg_pipe);
+	if (r < 0)
+		return r;
 	run->ctx.sync_fd = sync_pipe[0];
 	run->ctx.msg_fd = msg_pipe[1];
 	pid = clone_child(run->clone_flags, cr_cgroup_clone_fd(run->cgroup), &in_cgroup);

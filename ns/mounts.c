@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -16,6 +15,7 @@
 
 #include "linux-internal.h"
 #include "macro.h"
+#include "ns/path-open.h"
 
 #define TREE_FLAGS (OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH)
 
@@ -23,22 +23,6 @@ static int detail(struct cr_child_ctx *ctx, int r, const char *what, const char 
 {
 	(void)snprintf(ctx->detail, sizeof(ctx->detail), "%s %s", what, path);
 	return r;
-}
-
-/* Open a canonical host path without following any symlink on the way: the parent resolved it,
- * and a symlink swapped in since then must not redirect the bind. */
-static int open_source(const char *path)
-{
-	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC,
-		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	int fd;
-
-	fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
-	if (fd < 0 && errno == ENOSYS) /* FIXME: drop once Linux 5.6 is the baseline */
-		fd = open(path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
-	return fd < 0 ? negative_errno() : fd;
 }
 
 int cr_mounts_open_sources(struct cr_child_ctx *ctx)
@@ -50,7 +34,7 @@ int cr_mounts_open_sources(struct cr_child_ctx *ctx)
 		if (op->kind != CR_MOUNT_BIND && op->kind != CR_MOUNT_DEVICE &&
 		    op->kind != CR_MOUNT_NULL)
 			continue;
-		fd = open_source(op->src);
+		fd = cr_open_path_nofollow(op->src);
 		if (fd == -ENOENT && (op->flags & CR_MNT_OPTIONAL))
 			continue;
 		if (fd < 0)
