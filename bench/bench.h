@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* corral-bench: the subjects it measures and the reports it prints (report.c). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MAX_ARGV 24
+
+enum kind {
+	KIND_FORK,
+	KIND_SPAWN
+};
+
+struct subject {
+	const char *name;
+	enum kind kind;
+	const char *argv[MAX_ARGV];
+	const char *note; /* set: skipped, with this reason */
+	double *samples;  /* microseconds */
+	size_t n;
+};
+
+struct stats {
+	double min, p25, median, p75, p90, p99, max;
+};
+
+struct opts {
+	const char *corral;
+	const char *workload;
+	const char *series_subject;
+	const char *plot;
+	unsigned long runs, warmup, series;
+	uint64_t seed;
+	bool vs_peers, json, csv, burst;
+};
+
+/* Sorts x[0..n) in place (n > 0) and returns its summary. */
+struct stats cr_bench_stats(double *x, size_t n);
+/* "1234 µs" or "12.34 ms", right-aligned in 12 columns, into buf; returns buf. */
+const char *cr_bench_fmt_time(char *buf, size_t size, double us);
+/* The latency results of v[0..n), summarised in st[0..n), on stdout. */
+void cr_bench_print_table(const struct subject *v, size_t n, const struct stats *st);
+void cr_bench_print_csv(const struct subject *v, size_t n, const struct stats *st);
+void cr_bench_print_json(const struct subject *v, size_t n, const struct stats *st,
+			 const struct opts *o);
+/* Box plots of the measured subjects side by side, on a log time axis, as SVG into path.
+ * Returns 0 or -errno. */
+int cr_bench_plot_svg(const char *path, const struct subject *v, size_t n, const struct stats *st,
+		      const char *title);
