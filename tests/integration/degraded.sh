@@ -37,17 +37,6 @@ dsb() {
 	ERR=$(<"$CR_TMP/stderr")
 }
 
-as_bg() {
-	local mode=$1
-	shift
-	if [ "$(id -u)" -eq 0 ]; then
-		setpriv --reuid="$(host_uid "$mode")" --regid="$(host_gid "$mode")" --clear-groups -- "$@" &
-	else
-		"$@" &
-	fi
-	HOST_PIDS+=($!)
-}
-
 ABI=$("$CORRAL" doctor --json 2>/dev/null | python3 -c '
 import json, sys
 print(next(c["value"] for c in json.load(sys.stdin)["checks"] if c["name"] == "landlock"))' 2>/dev/null)

@@ -48,18 +48,6 @@ hsb() {
 	ERR=$(<"$CR_TMP/stderr")
 }
 
-# as_bg MODE CMD...: CMD in the background as the host user the sandbox of MODE runs as.
-as_bg() {
-	local mode=$1
-	shift
-	if [ "$(id -u)" -eq 0 ]; then
-		setpriv --reuid="$(host_uid "$mode")" --regid="$(host_gid "$mode")" --clear-groups -- "$@" &
-	else
-		"$@" &
-	fi
-	HOST_PIDS+=($!)
-}
-
 for mode in $MODES; do
 	ws=$(mkws "$mode")
 

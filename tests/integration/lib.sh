@@ -171,6 +171,19 @@ res() {
 	fi
 }
 
+# as_bg MODE CMD...: CMD in the background as the host user the sandbox of MODE runs as; its pid
+# is appended to HOST_PIDS.
+as_bg() {
+	local mode=$1
+	shift
+	if [ "$(id -u)" -eq 0 ]; then
+		setpriv --reuid="$(host_uid "$mode")" --regid="$(host_gid "$mode")" --clear-groups -- "$@" &
+	else
+		"$@" &
+	fi
+	HOST_PIDS+=($!)
+}
+
 # wait_for COND...: poll COND every 0.05s for up to 10 seconds.
 wait_for() {
 	local i

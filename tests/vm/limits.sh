@@ -20,26 +20,7 @@ FAILED=0
 T=$(mktemp -d /tmp/limits.XXXXXX)
 chmod 0755 "$T"
 
-ok() {
-	N=$((N + 1))
-	echo "TAP: ok $N - $*"
-}
-
-not_ok() {
-	N=$((N + 1))
-	FAILED=$((FAILED + 1))
-	echo "TAP: not ok $N - $*"
-}
-
-diag() {
-	for l in "$@"; do
-		printf '%s\n' "$l" | sed 's/^/TAP: # /'
-	done
-}
-
-ms() {
-	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
-}
+. /usr/share/corral-vm/tap.sh
 
 # launch MODE CMD...: exec CMD as MODE (call it in a subshell); su execs down to tester's
 # command, so the pid stays that of corral.

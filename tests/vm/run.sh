@@ -100,6 +100,7 @@ if ! copy_with_libs "$(command -v busybox)" /usr/bin/busybox ||
 	exit 1
 fi
 install -m 0755 "$here/init" "$root/init"
+install -m 0644 "$here/tap.sh" "$root/usr/share/corral-vm/tap.sh"
 install -m 0644 "$here/smoke.sh" "$root/usr/share/corral-vm/smoke.sh"
 install -m 0644 "$here/limits.sh" "$root/usr/share/corral-vm/limits.sh"
 cat >"$root/etc/passwd" <<'EOF'

@@ -15,26 +15,7 @@ FAILED=0
 T=$(mktemp -d /tmp/smoke.XXXXXX)
 chmod 0755 "$T"
 
-ok() {
-	N=$((N + 1))
-	echo "TAP: ok $N - $*"
-}
-
-not_ok() {
-	N=$((N + 1))
-	FAILED=$((FAILED + 1))
-	echo "TAP: not ok $N - $*"
-}
-
-diag() {
-	for l in "$@"; do
-		printf '%s\n' "$l" | sed 's/^/TAP: # /'
-	done
-}
-
-ms() {
-	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
-}
+. /usr/share/corral-vm/tap.sh
 
 # as MODE CMD...: run CMD as root (root mode) or as tester (user mode).
 as() {
