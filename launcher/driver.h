@@ -70,6 +70,9 @@ struct cr_run; /* opaque, owned by the backend */
 
 struct cr_driver {
 	const char *name;
+	/* Host paths every sandbox of this backend shows read-only (the system), NULL-terminated:
+	 * part of every profile's baseline, since a request to read them changes nothing. */
+	const char *const *system_paths;
 	/* Fill @ret_probe with what this host can enforce. Fails only on allocation failure. */
 	int (*probe)(struct cr_probe *ret_probe);
 	/* Check @policy against this host and resolve everything that can be resolved before the

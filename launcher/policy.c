@@ -25,6 +25,7 @@ static const char *const path_access_names[_CR_PATH_ACCESS_MAX] = {
 static const char *const net_mode_names[_CR_NET_MAX] = {
 	[CR_NET_NONE] = "none",
 	[CR_NET_HOST] = "host",
+	[CR_NET_HOSTS] = "allow_hosts",
 };
 
 static const char *const seccomp_mode_names[_CR_SECCOMP_MAX] = {
@@ -93,6 +94,7 @@ void cr_policy_done(struct cr_policy *p)
 		free(p->paths[i].path);
 	free(p->paths);
 	free(p->hostname);
+	strv_freep(&p->allow_hosts);
 	strv_freep(&p->env);
 	free(p->keep_fds);
 	free(p->tcp_connect);

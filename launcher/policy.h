@@ -23,6 +23,8 @@ enum cr_path_access {
 enum cr_net_mode {
 	CR_NET_NONE, /* a private network with only loopback */
 	CR_NET_HOST, /* the host's network, shared */
+	CR_NET_HOSTS, /* "allow_hosts": loopback only, plus an HTTP(S) proxy that corral runs outside
+		       * the sandbox and that reaches only the hosts of cr_policy.allow_hosts */
 	_CR_NET_MAX,
 	_CR_NET_INVALID = -EINVAL,
 };
@@ -55,12 +57,16 @@ struct cr_path_rule {
 };
 
 struct cr_policy {
-	char *workspace; /* absolute, canonical, an existing directory; writable */
+	char *workspace; /* absolute, canonical, an existing directory; writable unless workspace_ro */
+	bool workspace_ro; /* the workspace is shown read-only (profile strict) */
 	char *cwd;	 /* working directory of the command inside the sandbox */
 	char *home;	 /* $HOME inside the sandbox: an empty private directory unless bound */
 	struct cr_path_rule *paths;
 	size_t n_paths;
 	enum cr_net_mode net;
+	char **allow_hosts; /* with CR_NET_HOSTS: host names and "*.domain" patterns, lower case
+			     * (see cr_host_pattern_check()); NULL-terminated; NULL otherwise */
+	size_t n_allow_hosts;
 	enum cr_landlock_mode landlock;
 	int landlock_min_abi;		   /* --landlock-min-abi; 0: none */
 	struct cr_port_range *tcp_connect; /* --tcp-connect; NULL: connect is not restricted */

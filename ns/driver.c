@@ -619,6 +619,7 @@ static struct cr_run *linux_run_free(struct cr_run *run)
 
 static const struct cr_driver linux_driver = {
 	.name = "linux",
+	.system_paths = cr_mount_plan_system_dirs,
 	.probe = cr_ns_probe,
 	.prepare = linux_prepare,
 	.spawn = linux_spawn,

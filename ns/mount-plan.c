@@ -12,8 +12,8 @@
 
 /* Shown read-only when present. On merged-/usr hosts /bin, /sbin and /lib* are symlinks and are
  * recreated as symlinks. */
-static const char *const system_dirs[] = {
-	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
+const char *const cr_mount_plan_system_dirs[] = {
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", NULL,
 };
 
 /* Kernel knobs that a fresh procfs still exposes writably to a namespace's root. */
@@ -103,15 +103,15 @@ static int add_system(struct cr_mount_plan *plan, const struct cr_host_view *hos
 {
 	int r = 0;
 
-	for (size_t i = 0; i < ELEMENTSOF(system_dirs) && r >= 0; i++) {
+	for (size_t i = 0; i < ELEMENTSOF(cr_mount_plan_system_dirs) - 1 && r >= 0; i++) {
 		_cleanup_free_ char *target = NULL;
 
-		if (!host->exists(system_dirs[i]))
+		if (!host->exists(cr_mount_plan_system_dirs[i]))
 			continue;
-		if (host->readlink(system_dirs[i], &target) == 0)
-			r = add(plan, CR_MOUNT_SYMLINK, 0, 0, target, system_dirs[i]);
+		if (host->readlink(cr_mount_plan_system_dirs[i], &target) == 0)
+			r = add(plan, CR_MOUNT_SYMLINK, 0, 0, target, cr_mount_plan_system_dirs[i]);
 		else
-			r = add(plan, CR_MOUNT_BIND, CR_MNT_OPTIONAL, 0, system_dirs[i], system_dirs[i]);
+			r = add(plan, CR_MOUNT_BIND, CR_MNT_OPTIONAL, 0, cr_mount_plan_system_dirs[i], cr_mount_plan_system_dirs[i]);
 	}
 	return r;
 }
@@ -145,8 +145,8 @@ static int add_proc_dev_tmp(struct cr_mount_plan *plan)
 /* Is @path inside something the plan already shows from the host? */
 static bool shown_from_host(const struct cr_policy *p, const char *path)
 {
-	for (size_t i = 0; i < ELEMENTSOF(system_dirs); i++)
-		if (cr_path_is_within(path, system_dirs[i]))
+	for (size_t i = 0; i < ELEMENTSOF(cr_mount_plan_system_dirs) - 1; i++)
+		if (cr_path_is_within(path, cr_mount_plan_system_dirs[i]))
 			return true;
 	if (cr_path_is_within(path, p->workspace))
 		return true;

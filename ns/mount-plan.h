@@ -50,6 +50,8 @@ struct cr_host_view {
 
 /* The running host. */
 extern const struct cr_host_view cr_host_view_real;
+/* The host directories every sandbox shows read-only, NULL-terminated. */
+extern const char *const cr_mount_plan_system_dirs[];
 
 /* Build the plan for @policy: system directories read-only (a system directory that is a symlink
  * on the host, as /bin is on merged-/usr systems, becomes the same symlink), a fresh /proc with its

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/* Profiles: INI files (read with inih) that give a session its baseline policy. Five are built in
+ * (strict, workspace, ci, power_user, autonomous); a name is looked up in
+ * $XDG_CONFIG_HOME/corral/profiles/NAME.ini, then CR_SYSCONF_PROFILES/NAME.ini, then the
+ * built-ins; an argument with a '/' is a file. Every section, key and value is checked; an error
+ * names the file and the line. The format is described in docs/policy.md and corral(1). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "capability.h"
+#include "cgroup/limits.h"
+#include "policy.h"
+
+#define CR_DEFAULT_PROFILE "workspace"
+#ifndef CR_SYSCONF_PROFILES
+#define CR_SYSCONF_PROFILES "/etc/corral/profiles"
+#endif
+
+/* A path as the profile gives it: "~" and a leading "${WORKSPACE}" already expanded or still
+ * marked (see cr_profile_resolve()), never relative. */
+struct cr_profile_path {
+	char *path;	/* absolute after "~" expansion; may start with "${WORKSPACE}" */
+	unsigned line;	/* where it was given; 0 for built-ins */
+	bool optional;	/* read_if_exists / write_if_exists: skipped when missing */
+};
+
+struct cr_profile {
+	char *name;	   /* "workspace", or the file name without ".ini" */
+	char *source;	   /* "builtin", or the file's canonical path */
+	char *description; /* one line; may be empty */
+	bool workspace_ro; /* [filesystem] workspace = ro */
+	struct cr_profile_path *read, *write, *hide;
+	size_t n_read, n_write, n_hide;
+	enum cr_net_cap net;   /* [network] mode */
+	char **hosts;	       /* [network] allow_host, NULL-terminated; with CR_NETCAP_HOSTS */
+	size_t n_hosts;
+	bool spawn;	       /* [process] spawn; default yes */
+	struct cr_limits limits; /* [limits]: .set[l] for those given; .required for enforce */
+	uint64_t timeout_ms;	 /* [limits] timeout; 0: none */
+	enum cr_seccomp_mode seccomp;	/* [security] seccomp: default, strict or off */
+	enum cr_landlock_mode landlock; /* [security] landlock: best-effort, required or off */
+};
+
+/* Where named profiles are looked for. NULL members are skipped. */
+struct cr_profile_dirs {
+	const char *home;     /* for "~"; NULL: a "~" in a profile is an error */
+	const char *user_dir; /* $XDG_CONFIG_HOME/corral/profiles (or ~/.config/corral/profiles) */
+	const char *system_dir; /* CR_SYSCONF_PROFILES */
+};
+
+/* Fill @ret from the environment (HOME, XDG_CONFIG_HOME; a relative XDG_CONFIG_HOME is ignored,
+ * as the XDG spec says). Strings are allocated; free them with cr_profile_dirs_done(). 0 or
+ * -ENOMEM. */
+int cr_profile_dirs_from_env(char *const *env, struct cr_profile_dirs *ret);
+void cr_profile_dirs_done(struct cr_profile_dirs *d);
+
+/* Parse profile text @text (@size bytes, which may contain NUL: refused with its line) read from
+ * @source ("builtin" or a path, used in messages as "SOURCE:LINE: ..."). 0, -EINVAL with the
+ * reason in @msg, or -ENOMEM. */
+int cr_profile_parse(const char *text, size_t size, const char *name, const char *source,
+		     const struct cr_profile_dirs *dirs, struct cr_profile *ret, char *msg,
+		     size_t msg_size);
+
+/* Find and parse @name_or_path in the search order above. A file must be a regular file owned by
+ * the caller or root and writable by nobody else. 0, -ENOENT ("no profile named ..., looked in
+ * ..."), -EINVAL, -EPERM (ownership) with the reason in @msg, or -ENOMEM. */
+int cr_profile_load(const char *name_or_path, const struct cr_profile_dirs *dirs,
+		    struct cr_profile *ret, char *msg, size_t msg_size);
+
+/* Resolve the profile against @workspace (canonical): expand ${WORKSPACE}, canonicalize every
+ * path (symlinks, ".."), skip missing optional ones, refuse missing required ones (-ENOENT, with
+ * "SOURCE:LINE"). Gives the path rules the policy mounts (read -> CR_PATH_RO, write ->
+ * CR_PATH_RW, hide -> CR_PATH_HIDE; not the workspace itself) in @ret_rules/@ret_n, and the
+ * baseline capability in @ret_baseline: fs_read = @system_paths + workspace + read + write,
+ * fs_write = workspace (unless workspace_ro) + write, net and hosts, spawn, limits (unset:
+ * unbounded), timeout, and unconfined for the layers the profile turns off. Either output may be
+ * NULL. 0 or -errno with @msg. */
+int cr_profile_resolve(const struct cr_profile *p, const char *workspace,
+		       const char *const *system_paths, struct cr_path_rule **ret_rules,
+		       size_t *ret_n, struct cr_capability *ret_baseline, char *msg, size_t msg_size);
+
+/* The built-in profiles: names in order (NULL-terminated), and the INI text of one (NULL if
+ * @name is not built in). */
+extern const char *const cr_profile_builtin_names[];
+const char *cr_profile_builtin_text(const char *name);
+
+/* `corral profile list [--json]` and `corral profile show NAME [--json|--ini] [-w DIR]`;
+ * argv[0] is "profile". Returns the exit status. */
+int cr_profile_main(int argc, char **argv);
+
+void cr_profile_done(struct cr_profile *p);
