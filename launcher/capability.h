@@ -41,10 +41,12 @@ struct cr_capability {
 	char **hosts; /* with CR_NETCAP_HOSTS: patterns (cr_host_pattern_check()); NULL-terminated */
 	size_t n_hosts;
 	bool spawn; /* may start processes */
-	/* Upper bounds. In a baseline, CR_LIMIT_UNSET or CR_LIMIT_INFINITY: no bound. In a request,
-	 * CR_LIMIT_UNSET: not asked for; CR_LIMIT_INFINITY: asks for no limit at all ("max"). */
+	/* Upper bounds, ordered as numbers: CR_LIMIT_UNSET (0) is the least ("not asked for" in a
+	 * request; in a baseline, a request may not ask for it at all) and CR_LIMIT_INFINITY ("max")
+	 * the greatest (a baseline without a bound; a request for no limit). */
 	uint64_t limit[_CR_LIMIT_MAX];
-	uint64_t timeout_ms; /* 0: not asked (request) or no bound (baseline) */
+	/* Like a limit: 0 is "not asked for" (and allows nothing), UINT64_MAX no bound at all. */
+	uint64_t timeout_ms;
 	unsigned unconfined; /* CR_UNCONFINED_* */
 };
 
@@ -53,8 +55,10 @@ const char *cr_net_cap_to_string(enum cr_net_cap n);
 enum cr_net_cap cr_net_cap_from_string(const char *s);
 
 /* Is @s a host pattern: a DNS name ("github.com"), "*." and a DNS name ("*.github.com": any name
- * below it, not the name itself), or a dotted IPv4 address; lower case ASCII letters, digits, '-'
- * and '.', labels of 1-63 characters, at most 253 in all. 0 or -EINVAL. */
+ * below it, not the name itself), or a dotted IPv4 address of four numbers; ASCII letters (case
+ * does not matter), digits, '-' and '.', labels of 1-63 characters not starting or ending with
+ * '-', at most 253 in all, and a last label that is not all digits unless the whole is an IPv4
+ * address (so "127.1" is refused rather than read as an address). 0 or -EINVAL. */
 int cr_host_pattern_check(const char *s);
 /* Does @pattern cover @host? @host may itself be a "*." pattern (a request for every name below
  * a domain), covered only by an equal or wider "*." pattern. Case-insensitive. */
@@ -69,12 +73,12 @@ int cr_capability_add_host(struct cr_capability *c, const char *host);
 
 /* Is @req within @base? Monotone in both: fs_read paths each inside (by path component) a read or
  * write path of @base; fs_write inside a write path; net none <= allow_hosts (each host covered)
- * <= all; spawn false <= true; each limit and the timeout <= (an unset request limit is within
- * anything; a request for "max" only within an unbounded baseline); unconfined a subset. */
+ * <= all; spawn false <= true; each limit and the timeout <= as numbers (an unset request limit is
+ * within anything; "max" only within "max"); unconfined a subset. */
 bool cr_capability_is_within(const struct cr_capability *req, const struct cr_capability *base);
 
 /* The least capability that contains both: paths and hosts unioned, the wider network, spawn or-ed,
- * limits and timeout the larger (treating a baseline's INFINITY / 0-timeout as unbounded),
+ * limits and timeout the larger,
  * unconfined or-ed. 0 or -ENOMEM; @ret untouched on failure. */
 int cr_capability_join(const struct cr_capability *a, const struct cr_capability *b,
 		       struct cr_capability *ret);
@@ -90,8 +94,8 @@ int cr_capability_copy(const struct cr_capability *c, struct cr_capability *ret)
 /* JSON form, e.g. {"fs_read":[...],"fs_write":[...],"network":"allow_hosts",
  * "allow_hosts":[...],"spawn":true,"limits":{"memory":1073741824,"pids":"max"},
  * "timeout_ms":60000,"unconfined":["seccomp"]}. With @as_request, keys for what is not asked for
- * are left out (empty lists, network none, spawn false, unset limits, timeout 0, no layers), so a
- * denial's "needs" shows only what is needed. NULL only on allocation failure. */
+ * are left out (empty lists, network none, spawn false, timeout 0, no layers), so a denial's
+ * "needs" shows only what is needed. Unset limits are always left out (absent = not allowed). NULL only on allocation failure. */
 struct json_object *cr_capability_to_json(const struct cr_capability *c, bool as_request);
 /* Parse the JSON form back (a missing key is "not asked for"/empty, as cr_capability_to_json()
  * with @as_request writes it). Validates everything: paths absolute and canonical-looking (no
