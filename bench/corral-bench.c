@@ -301,13 +301,14 @@ static void add_peers(struct subject *v, size_t *n, const char *workload, char *
 static size_t build_subjects(struct subject *v, const struct opts *o, char **peer_paths)
 {
 	/* clang-format off */
-	static const struct { const char *name; const char *flags[6]; } layers[] = {
+	/* A layer turned off is a request beyond the default profile: granted for the run. */
+	static const struct { const char *name; const char *flags[8]; } layers[] = {
 		{ "corral", {} },
-		{ "no-netns", { "--net=host" } },
-		{ "no-landlock", { "--landlock=off" } },
-		{ "no-seccomp", { "--seccomp=off" } },
+		{ "no-netns", { "--grant", "once", "--net=host" } },
+		{ "no-landlock", { "--grant", "once", "--landlock=off" } },
+		{ "no-seccomp", { "--grant", "once", "--seccomp=off" } },
 		{ "no-cgroup", { "--pids", "max" } },
-		{ "all-off", { "--net=host", "--landlock=off", "--seccomp=off", "--pids", "max" } },
+		{ "all-off", { "--grant", "once", "--net=host", "--landlock=off", "--seccomp=off", "--pids", "max" } },
 	};
 	/* clang-format on */
 	size_t n = 0;
@@ -315,7 +316,7 @@ static size_t build_subjects(struct subject *v, const struct opts *o, char **pee
 	subject_set(add_subject(v, &n, "fork+exec", KIND_FORK), NULL, o->workload);
 	subject_set(add_subject(v, &n, "posix_spawn", KIND_SPAWN), NULL, o->workload);
 	for (size_t i = 0; i < ELEMENTSOF(layers); i++) {
-		const char *prefix[10] = {o->corral, "run"};
+		const char *prefix[12] = {o->corral, "run"};
 		size_t k = 2;
 
 		for (size_t j = 0; layers[i].flags[j]; j++)

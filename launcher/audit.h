@@ -11,15 +11,25 @@
 
 struct json_object;
 
-/* Open (creating it with mode 0600, and its directory with cr_state_mkdir() when @make_dir) the
- * ledger at @path. Refuses a symlink, a non-regular file, a file of another user or one writable
- * by others. Returns the descriptor (O_CLOEXEC) or -errno with @msg. Called before the run, so
- * that a ledger that cannot be written stops the run instead of losing its line. */
+/* The default ledger: <state directory>/audit.jsonl (see cr_state_dir()). 0, -ENOENT or -ENOMEM. */
+int cr_audit_default_path(char *const *env, char **ret);
+
+/* Open (creating it with mode 0600, and its directory with cr_state_mkdir() when @make_dir: meant
+ * for the default ledger; a --audit FILE's directory is the user's business) the ledger at
+ * @path. Refuses a symlink (-ELOOP), a non-regular file, a file of another user or one
+ * writable by group or others (-EPERM). Returns the descriptor (O_CLOEXEC) or -errno with @msg.
+ * Called before the run, so that a ledger that cannot be written stops the run instead of
+ * losing its line. */
 int cr_audit_open(const char *path, bool make_dir, char *msg, size_t size);
 
-/* Append @entry as one line to the ledger open at @fd. 0, or -errno with @msg (-ENOSPC: nothing
- * of the line remains in the file). */
+/* Append @entry as one line to the ledger open at @fd (at most 1 MiB, else -E2BIG). 0, or
+ * -errno with @msg naming the ledger (-ENOSPC on a full disk: nothing of the line remains in the
+ * file). */
 int cr_audit_append(int fd, struct json_object *entry, char *msg, size_t size);
+
+/* The current time as the ledger and the session store write it: RFC 3339, UTC, whole seconds
+ * ("2026-11-22T13:17:17Z"). */
+void cr_audit_now(char ret[32]);
 
 /* Lower-case hex sha256 of the argv (each argument followed by a NUL byte), for the ledger's
  * "argv_sha256". @ret holds 65 bytes. */

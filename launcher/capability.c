@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "capability.h"
+#include "log.h"
 #include "macro.h"
 #include "path-util.h"
 
@@ -18,7 +19,7 @@ static const char *const net_cap_names[_CR_NETCAP_MAX] = {
 	[CR_NETCAP_ALL] = "all",
 };
 
-static const char *const unconfined_names[] = { "seccomp", "landlock", "namespaces" };
+static const char *const unconfined_names[] = { "seccomp", "landlock", "namespaces", "limits" };
 
 const char *cr_net_cap_to_string(enum cr_net_cap n)
 {
@@ -434,17 +435,6 @@ json_object *cr_capability_to_json(const struct cr_capability *c, bool as_reques
 	return o;
 }
 
-static int fail(char *msg, size_t size, const char *fmt, ...) _printf_(3, 4);
-static int fail(char *msg, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	(void)vsnprintf(msg, size, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 /* A path as cr_path_canonicalize() gives them: absolute, no ".", "..", "//" or trailing '/'. */
 static bool looks_canonical(const char *p)
 {
@@ -468,13 +458,13 @@ static int paths_from_json(json_object *o, const char *key, struct cr_capability
 	if (!json_object_object_get_ex(o, key, &a))
 		return 0;
 	if (!json_object_is_type(a, json_type_array))
-		return fail(msg, size, "\"%s\" is not an array", key);
+		return cr_msg(msg, size, -EINVAL, "\"%s\" is not an array", key);
 	for (size_t i = 0; i < json_object_array_length(a); i++) {
 		json_object *e = json_object_array_get_idx(a, i);
 		const char *p = json_object_get_string(e);
 
 		if (!json_object_is_type(e, json_type_string) || !looks_canonical(p))
-			return fail(msg, size, "\"%s\"[%zu] is not a canonical absolute path", key, i);
+			return cr_msg(msg, size, -EINVAL, "\"%s\"[%zu] is not a canonical absolute path", key, i);
 		r = cr_capability_add_path(c, strcmp(key, "fs_write") == 0, p);
 		if (r < 0)
 			return r;
@@ -489,22 +479,22 @@ static int net_from_json(json_object *o, struct cr_capability *c, char *msg, siz
 
 	if (!json_object_object_get_ex(o, "network", &v))
 		return json_object_object_get_ex(o, "allow_hosts", NULL)
-			       ? fail(msg, size, "\"allow_hosts\" without \"network\": \"allow_hosts\"")
+			       ? cr_msg(msg, size, -EINVAL, "\"allow_hosts\" without \"network\": \"allow_hosts\"")
 			       : 0;
 	c->net = json_object_is_type(v, json_type_string)
 			 ? cr_net_cap_from_string(json_object_get_string(v))
 			 : _CR_NETCAP_INVALID;
 	if (c->net < 0) {
 		c->net = CR_NETCAP_NONE;
-		return fail(msg, size, "\"network\" is not \"none\", \"allow_hosts\" or \"all\"");
+		return cr_msg(msg, size, -EINVAL, "\"network\" is not \"none\", \"allow_hosts\" or \"all\"");
 	}
 	(void)json_object_object_get_ex(o, "allow_hosts", &a);
 	if ((c->net == CR_NETCAP_HOSTS) != (a != NULL))
-		return fail(msg, size, "\"allow_hosts\" goes with \"network\": \"allow_hosts\", and only with it");
+		return cr_msg(msg, size, -EINVAL, "\"allow_hosts\" goes with \"network\": \"allow_hosts\", and only with it");
 	if (!a)
 		return 0;
 	if (!json_object_is_type(a, json_type_array) || json_object_array_length(a) == 0)
-		return fail(msg, size, "\"allow_hosts\" is not a non-empty array");
+		return cr_msg(msg, size, -EINVAL, "\"allow_hosts\" is not a non-empty array");
 	for (size_t i = 0; i < json_object_array_length(a); i++) {
 		json_object *e = json_object_array_get_idx(a, i);
 
@@ -512,7 +502,7 @@ static int net_from_json(json_object *o, struct cr_capability *c, char *msg, siz
 			    ? cr_capability_add_host(c, json_object_get_string(e))
 			    : -EINVAL;
 		if (r == -EINVAL)
-			return fail(msg, size, "\"allow_hosts\"[%zu] is not a host pattern", i);
+			return cr_msg(msg, size, -EINVAL, "\"allow_hosts\"[%zu] is not a host pattern", i);
 		if (r < 0)
 			return r;
 	}
@@ -544,7 +534,7 @@ static int limits_from_json(json_object *o, struct cr_capability *c, char *msg, 
 	if (!json_object_object_get_ex(o, "limits", &limits))
 		return 0;
 	if (!json_object_is_type(limits, json_type_object))
-		return fail(msg, size, "\"limits\" is not an object");
+		return cr_msg(msg, size, -EINVAL, "\"limits\" is not an object");
 	json_object_object_foreach(limits, key, v) {
 		int l;
 
@@ -552,9 +542,9 @@ static int limits_from_json(json_object *o, struct cr_capability *c, char *msg, 
 			if (strcmp(key, cr_limit_to_string(l)) == 0)
 				break;
 		if (l == _CR_LIMIT_MAX)
-			return fail(msg, size, "\"limits\": unknown limit \"%s\"", key);
+			return cr_msg(msg, size, -EINVAL, "\"limits\": unknown limit \"%s\"", key);
 		if (limit_from_json(l, v, &c->limit[l]) < 0)
-			return fail(msg, size, "\"limits\".\"%s\": not a valid value", key);
+			return cr_msg(msg, size, -EINVAL, "\"limits\".\"%s\": not a valid value", key);
 	}
 	return 0;
 }
@@ -565,7 +555,7 @@ static int scalars_from_json(json_object *o, struct cr_capability *c, char *msg,
 
 	if (json_object_object_get_ex(o, "spawn", &v)) {
 		if (!json_object_is_type(v, json_type_boolean))
-			return fail(msg, size, "\"spawn\" is not true or false");
+			return cr_msg(msg, size, -EINVAL, "\"spawn\" is not true or false");
 		c->spawn = json_object_get_boolean(v);
 	}
 	if (json_object_object_get_ex(o, "timeout_ms", &v)) {
@@ -575,12 +565,12 @@ static int scalars_from_json(json_object *o, struct cr_capability *c, char *msg,
 		else if (json_object_is_type(v, json_type_int) && json_object_get_int64(v) >= 0)
 			c->timeout_ms = json_object_get_uint64(v);
 		else
-			return fail(msg, size, "\"timeout_ms\" is not a number of milliseconds or \"max\"");
+			return cr_msg(msg, size, -EINVAL, "\"timeout_ms\" is not a number of milliseconds or \"max\"");
 	}
 	if (!json_object_object_get_ex(o, "unconfined", &v))
 		return 0;
 	if (!json_object_is_type(v, json_type_array))
-		return fail(msg, size, "\"unconfined\" is not an array");
+		return cr_msg(msg, size, -EINVAL, "\"unconfined\" is not an array");
 	for (size_t i = 0; i < json_object_array_length(v); i++) {
 		const char *name = json_object_get_string(json_object_array_get_idx(v, i));
 		size_t j;
@@ -589,7 +579,7 @@ static int scalars_from_json(json_object *o, struct cr_capability *c, char *msg,
 			if (name && strcmp(name, unconfined_names[j]) == 0)
 				break;
 		if (j == ELEMENTSOF(unconfined_names))
-			return fail(msg, size, "\"unconfined\"[%zu] is not seccomp, landlock or namespaces", i);
+			return cr_msg(msg, size, -EINVAL, "\"unconfined\"[%zu] is not seccomp, landlock, namespaces or limits", i);
 		c->unconfined |= 1u << j;
 	}
 	return 0;
@@ -603,7 +593,7 @@ int cr_capability_from_json(json_object *o, struct cr_capability *ret, char *msg
 	int r = 0;
 
 	if (!json_object_is_type(o, json_type_object))
-		return fail(msg, size, "a capability is a JSON object");
+		return cr_msg(msg, size, -EINVAL, "a capability is a JSON object");
 	json_object_object_foreach(o, key, v) {
 		size_t i;
 
@@ -612,7 +602,7 @@ int cr_capability_from_json(json_object *o, struct cr_capability *ret, char *msg
 			if (strcmp(key, known[i]) == 0)
 				break;
 		if (i == ELEMENTSOF(known))
-			return fail(msg, size, "unknown key \"%s\"", key);
+			return cr_msg(msg, size, -EINVAL, "unknown key \"%s\"", key);
 	}
 	r = paths_from_json(o, "fs_read", &c, msg, size);
 	if (r >= 0)

@@ -24,12 +24,16 @@ enum cr_net_cap {
 	_CR_NETCAP_INVALID = -EINVAL,
 };
 
-/* Layers a request may turn off (bits of cr_capability.unconfined). Fewer bits is smaller. */
+/* Layers a request weakens or turns off, compared with its profile (bits of
+ * cr_capability.unconfined; "seccomp", "landlock", "namespaces", "limits" in JSON). Fewer bits is
+ * smaller. */
 enum {
-	CR_UNCONFINED_SECCOMP = 1 << 0,	 /* --seccomp=off or a --seccomp-profile of one's own */
-	CR_UNCONFINED_LANDLOCK = 1 << 1, /* --landlock=off */
+	CR_UNCONFINED_SECCOMP = 1 << 0,	 /* a filter weaker than the profile's: off, default under
+					  * strict, or a --seccomp-profile of one's own */
+	CR_UNCONFINED_LANDLOCK = 1 << 1, /* --landlock=off, or best-effort where required */
 	CR_UNCONFINED_USERNS = 1 << 2,	 /* --allow-degraded: may run without namespaces */
-	_CR_UNCONFINED_ALL = (1 << 3) - 1,
+	CR_UNCONFINED_LIMITS = 1 << 3,	 /* --limits=best-effort where the profile requires them */
+	_CR_UNCONFINED_ALL = (1 << 4) - 1,
 };
 
 struct cr_capability {

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capability.h"
 #include "cli.h"
+#include "log.h"
 #include "macro.h"
 
 const char cr_main_usage[] =
@@ -17,6 +19,8 @@ const char cr_main_usage[] =
 	"\n"
 	"Commands:\n"
 	"  run [OPTIONS] [--] CMD [ARG...]  run CMD in a fresh sandbox and return its status\n"
+	"  profile list|show NAME           the policy profiles, and what one allows\n"
+	"  session list|show ID|rm ID       per-session workspaces and their grants\n"
 	"  doctor [--json]                  show what this host can enforce, and how to fix gaps\n"
 	"  help [COMMAND]                   show this text, or the options of COMMAND\n"
 	"\n"
@@ -32,15 +36,27 @@ const char cr_run_usage[] =
 	"Run CMD with its own user, mount, pid, network, ipc, uts and cgroup namespaces, a fresh\n"
 	"read-only root, no capabilities, a cleared environment and no inherited descriptors.\n"
 	"\n"
+	"Policy (see corral(1), POLICY):\n"
+	"  -p, --profile NAME|FILE  the baseline: strict, workspace (default), ci, power_user,\n"
+	"                        autonomous, or a profile of one's own (corral profile list)\n"
+	"      --session ID      a persistent workspace for ID, and the grants given to it\n"
+	"      --grant once|session  allow what the options ask for beyond the profile, for this\n"
+	"                        run or for the session; without it such a run exits 126 with a\n"
+	"                        JSON denial on stderr\n"
+	"      --audit FILE      the audit ledger (default $XDG_STATE_HOME/corral/audit.jsonl)\n"
+	"      --no-audit        write no ledger line\n"
 	"Filesystem:\n"
-	"  -w, --workspace DIR   writable directory, bound at the same path (default: current dir)\n"
+	"  -w, --workspace DIR   writable directory, bound at the same path (default: the session's\n"
+	"                        workspace with --session, else the current directory)\n"
 	"      --cwd DIR         working directory inside the sandbox (absolute; default: the\n"
 	"                        current directory if it is inside the workspace, else the workspace)\n"
 	"      --ro PATH         also show PATH, read-only (repeatable)\n"
 	"      --rw PATH         also show PATH, writable (repeatable)\n"
 	"      --hide PATH       cover PATH with an empty directory or file (repeatable)\n"
 	"Identity and network:\n"
-	"      --net=MODE        none (default: private network with loopback only) or host\n"
+	"      --net=MODE        none (private network with loopback only) or host\n"
+	"      --allow-host HOST only HOST (a name, *.domain or IPv4 address) through corral's\n"
+	"                        HTTP(S) proxy, which the command finds in $https_proxy (repeatable)\n"
 	"      --map-root        appear as uid/gid 0 inside (still unprivileged on the host)\n"
 	"      --uid N, --gid N  host ids to run as when corral runs as root (default 65534)\n"
 	"      --hostname NAME   hostname inside the sandbox (default corral)\n"
@@ -82,8 +98,12 @@ const char cr_run_usage[] =
 	"  -v, --verbose         print each setup step\n"
 	"  -h, --help            show this text\n"
 	"\n"
+	"Options override the profile; what they ask for beyond it (--ro/--rw outside it, --net=host,\n"
+	"--allow-host, --spawn=yes, larger limits or timeout, weaker layers) needs a grant.\n"
+	"\n"
 	"Exit status: the command's own; 128+N if it was killed by signal N; 124 timeout;\n"
-	"125 corral could not build the sandbox; 126 CMD not executable; 127 CMD not found.\n";
+	"125 corral could not build the sandbox; 126 CMD not executable, or denied by the policy\n"
+	"(the JSON status says which); 127 CMD not found.\n";
 
 enum {
 	OPT_CWD = 0x100,
@@ -111,6 +131,12 @@ enum {
 	OPT_TCP_CONNECT,
 	OPT_TCP_BIND,
 	OPT_ALLOW_DEGRADED,
+	OPT_PROFILE,
+	OPT_SESSION,
+	OPT_GRANT,
+	OPT_AUDIT,
+	OPT_NO_AUDIT,
+	OPT_ALLOW_HOST,
 };
 
 static const struct option run_options[] = {
@@ -146,21 +172,16 @@ static const struct option run_options[] = {
 	{ "tcp-connect", required_argument, NULL, OPT_TCP_CONNECT },
 	{ "tcp-bind", required_argument, NULL, OPT_TCP_BIND },
 	{ "allow-degraded", no_argument, NULL, OPT_ALLOW_DEGRADED },
+	{ "profile", required_argument, NULL, 'p' },
+	{ "session", required_argument, NULL, OPT_SESSION },
+	{ "grant", required_argument, NULL, OPT_GRANT },
+	{ "audit", required_argument, NULL, OPT_AUDIT },
+	{ "no-audit", no_argument, NULL, OPT_NO_AUDIT },
+	{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{}
 };
-
-static int fail(char *msg, size_t size, const char *fmt, ...) _printf_(3, 4);
-static int fail(char *msg, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	(void)vsnprintf(msg, size, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 int cr_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
 {
@@ -240,13 +261,14 @@ static int parse_limit(int c, const char *arg, struct cr_run_options *o, char *m
 
 	if (c == OPT_LIMITS) {
 		if (strcmp(arg, "required") != 0 && strcmp(arg, "best-effort") != 0)
-			return fail(msg, size,
+			return cr_msg(msg, size, -EINVAL,
 				    "--limits: unknown mode '%s' (expected best-effort or required)", arg);
 		o->limits.required = strcmp(arg, "required") == 0;
+		o->limits_mode_set = true;
 		return 0;
 	}
 	if (cr_limit_parse(l, arg, &o->limits.value[l]) < 0)
-		return fail(msg, size, "%s: '%s' is not %s", cr_limit_option(l), arg, forms[l]);
+		return cr_msg(msg, size, -EINVAL, "%s: '%s' is not %s", cr_limit_option(l), arg, forms[l]);
 	o->limits.set[l] = true;
 	return 0;
 }
@@ -261,13 +283,14 @@ static int parse_landlock(int c, const char *arg, struct cr_run_options *o, char
 	case OPT_LANDLOCK:
 		o->landlock = cr_landlock_mode_from_string(arg);
 		if (o->landlock < 0)
-			return fail(msg, size,
+			return cr_msg(msg, size, -EINVAL,
 				    "--landlock: unknown mode '%s' (expected best-effort, required or off)",
 				    arg);
+		o->landlock_set = true;
 		return 0;
 	case OPT_LANDLOCK_MIN_ABI:
 		if (cr_parse_uint(arg, 1, CR_LANDLOCK_ABI_MAX, &v) < 0)
-			return fail(msg, size,
+			return cr_msg(msg, size, -EINVAL,
 				    "--landlock-min-abi: '%s' is not a Landlock ABI version this corral knows (1-%d)",
 				    arg, CR_LANDLOCK_ABI_MAX);
 		o->landlock_min_abi = (int)v;
@@ -281,7 +304,7 @@ static int parse_landlock(int c, const char *arg, struct cr_run_options *o, char
 		if (r == -ENOMEM)
 			return r;
 		if (r < 0)
-			return fail(msg, size,
+			return cr_msg(msg, size, -EINVAL,
 				    "%s: '%s' is not a list of ports (%d-65535) and ranges, such as 80,443,8000-8100",
 				    c == OPT_TCP_CONNECT ? "--tcp-connect" : "--tcp-bind", arg,
 				    c == OPT_TCP_CONNECT);
@@ -290,6 +313,60 @@ static int parse_landlock(int c, const char *arg, struct cr_run_options *o, char
 	default:
 		o->allow_degraded = true;
 		return 0;
+	}
+}
+
+static const char *const grant_names[_CR_GRANT_MAX] = {
+	[CR_GRANT_NONE] = "none",
+	[CR_GRANT_ONCE] = "once",
+	[CR_GRANT_SESSION] = "session",
+};
+
+const char *cr_grant_scope_to_string(enum cr_grant_scope g)
+{
+	return g >= 0 && g < _CR_GRANT_MAX ? grant_names[g] : NULL;
+}
+
+/* --profile, --session, --grant, --audit, --no-audit, --allow-host. */
+static int parse_policy(int c, const char *arg, struct cr_run_options *o, char *msg, size_t size)
+{
+	switch (c) {
+	case 'p':
+		if (!*arg)
+			return cr_msg(msg, size, -EINVAL, "--profile: the name is empty");
+		o->profile = arg;
+		return 0;
+	case OPT_SESSION:
+		o->session = arg;
+		return 0;
+	case OPT_GRANT:
+		if (strcmp(arg, "once") == 0)
+			o->grant = CR_GRANT_ONCE;
+		else if (strcmp(arg, "session") == 0)
+			o->grant = CR_GRANT_SESSION;
+		else
+			return cr_msg(msg, size, -EINVAL, "--grant: '%s' is not once or session", arg);
+		return 0;
+	case OPT_AUDIT:
+		if (!*arg)
+			return cr_msg(msg, size, -EINVAL, "--audit: the path is empty");
+		o->audit = arg;
+		return 0;
+	case OPT_NO_AUDIT:
+		o->no_audit = true;
+		return 0;
+	case OPT_ALLOW_HOST:
+	default:
+		if (cr_host_pattern_check(arg) < 0)
+			return cr_msg(msg, size, -EINVAL,
+				    "--allow-host: '%s' is not a host name, *.domain or IPv4 address (no scheme, port or path)",
+				    arg);
+		if (o->net_set && o->net != CR_NET_HOSTS)
+			return cr_msg(msg, size, -EINVAL, "--allow-host cannot be combined with --net=%s",
+				    cr_net_mode_to_string(o->net));
+		o->net = CR_NET_HOSTS;
+		o->net_set = true;
+		return push(&o->allow_hosts, &o->n_allow_hosts, sizeof(arg), &arg);
 	}
 }
 
@@ -313,8 +390,13 @@ static int parse_one(int c, const char *arg, struct cr_run_options *o, char *msg
 		return push(&o->paths, &o->n_paths, sizeof(path), &path);
 	case OPT_NET:
 		o->net = cr_net_mode_from_string(arg);
-		if (o->net < 0)
-			return fail(msg, size, "--net: unknown mode '%s' (expected none or host)", arg);
+		if (o->net < 0 || o->net == CR_NET_HOSTS)
+			return cr_msg(msg, size, -EINVAL,
+				    "--net: unknown mode '%s' (expected none or host; --allow-host HOST lets the command reach only HOST)",
+				    arg);
+		if (o->n_allow_hosts)
+			return cr_msg(msg, size, -EINVAL, "--allow-host cannot be combined with --net=%s", arg);
+		o->net_set = true;
 		return 0;
 	case OPT_MAP_ROOT:
 		o->map_root = true;
@@ -323,7 +405,7 @@ static int parse_one(int c, const char *arg, struct cr_run_options *o, char *msg
 	case OPT_GID:
 		/* 65535 and (uint32_t)-1 are the kernel's "no id" markers. */
 		if (cr_parse_uint(arg, 1, UINT32_MAX - 1, &v) < 0 || v == 65535)
-			return fail(msg, size, "--%s: '%s' is not a usable non-zero id",
+			return cr_msg(msg, size, -EINVAL, "--%s: '%s' is not a usable non-zero id",
 				    c == OPT_UID ? "uid" : "gid", arg);
 		if (c == OPT_UID) {
 			o->uid = (uint32_t)v;
@@ -339,40 +421,42 @@ static int parse_one(int c, const char *arg, struct cr_run_options *o, char *msg
 	case OPT_SECCOMP:
 		o->seccomp = cr_seccomp_mode_from_string(arg);
 		if (o->seccomp < 0)
-			return fail(msg, size,
+			return cr_msg(msg, size, -EINVAL,
 				    "--seccomp: unknown mode '%s' (expected default, strict or off)", arg);
+		o->seccomp_set = true;
 		return 0;
 	case OPT_SECCOMP_PROFILE:
 		o->seccomp_profile = arg;
 		return 0;
 	case OPT_SPAWN:
 		if (strcmp(arg, "yes") != 0 && strcmp(arg, "no") != 0)
-			return fail(msg, size, "--spawn: '%s' is not yes or no", arg);
+			return cr_msg(msg, size, -EINVAL, "--spawn: '%s' is not yes or no", arg);
 		o->no_spawn = strcmp(arg, "no") == 0;
+		o->spawn_set = true;
 		return 0;
 	case OPT_SETENV:
 		if (arg[0] == '=' || !strchr(arg, '='))
-			return fail(msg, size, "--setenv: '%s' is not of the form KEY=VALUE", arg);
+			return cr_msg(msg, size, -EINVAL, "--setenv: '%s' is not of the form KEY=VALUE", arg);
 		return push(&o->setenv, &o->n_setenv, sizeof(arg), &arg);
 	case OPT_KEEP_ENV:
 		if (!*arg || strchr(arg, '='))
-			return fail(msg, size, "--keep-env: '%s' is not a variable name", arg);
+			return cr_msg(msg, size, -EINVAL, "--keep-env: '%s' is not a variable name", arg);
 		return push(&o->keep_env, &o->n_keep_env, sizeof(arg), &arg);
 	case OPT_KEEP_FD:
 		if (cr_parse_uint(arg, 0, INT_MAX, &v) < 0)
-			return fail(msg, size, "--keep-fd: '%s' is not a descriptor number", arg);
+			return cr_msg(msg, size, -EINVAL, "--keep-fd: '%s' is not a descriptor number", arg);
 		fd = (int)v;
 		return push(&o->keep_fds, &o->n_keep_fds, sizeof(fd), &fd);
 	case OPT_TIMEOUT:
 		if (cr_parse_seconds(arg, &o->timeout_ms) < 0 || o->timeout_ms == 0 ||
 		    o->timeout_ms > CR_MAX_WAIT_MS)
-			return fail(msg, size,
+			return cr_msg(msg, size, -EINVAL,
 				    "--timeout: '%s' is not a number of seconds between 0.001 and %llu",
 				    arg, CR_MAX_WAIT_MS / 1000);
 		return 0;
 	case OPT_KILL_AFTER:
 		if (cr_parse_seconds(arg, &o->kill_after_ms) < 0 || o->kill_after_ms > CR_MAX_WAIT_MS)
-			return fail(msg, size,
+			return cr_msg(msg, size, -EINVAL,
 				    "--kill-after: '%s' is not a number of seconds between 0 and %llu",
 				    arg, CR_MAX_WAIT_MS / 1000);
 		return 0;
@@ -383,6 +467,9 @@ static int parse_one(int c, const char *arg, struct cr_run_options *o, char *msg
 		return parse_limit(c, arg, o, msg, size);
 	case OPT_LANDLOCK ... OPT_ALLOW_DEGRADED:
 		return parse_landlock(c, arg, o, msg, size);
+	case 'p':
+	case OPT_PROFILE ... OPT_ALLOW_HOST:
+		return parse_policy(c, arg, o, msg, size);
 	case 'v':
 		o->verbose++;
 		return 0;
@@ -390,8 +477,20 @@ static int parse_one(int c, const char *arg, struct cr_run_options *o, char *msg
 		o->help = true;
 		return 0;
 	default:
-		return fail(msg, size, "unexpected option");
+		return cr_msg(msg, size, -EINVAL, "unexpected option");
 	}
+}
+
+static int check_policy_options(const struct cr_run_options *o, char *msg, size_t size)
+{
+	if (o->n_allow_hosts && o->net != CR_NET_HOSTS)
+		return cr_msg(msg, size, -EINVAL, "--allow-host cannot be combined with --net=%s",
+			    cr_net_mode_to_string(o->net));
+	if (o->grant == CR_GRANT_SESSION && !o->session)
+		return cr_msg(msg, size, -EINVAL, "--grant session needs --session ID: the grant is kept with the session");
+	if (o->audit && o->no_audit)
+		return cr_msg(msg, size, -EINVAL, "--audit and --no-audit contradict each other");
+	return 0;
 }
 
 int cr_cli_parse_run(int argc, char **argv, struct cr_run_options *ret_opts, char *msg, size_t size)
@@ -406,7 +505,7 @@ int cr_cli_parse_run(int argc, char **argv, struct cr_run_options *ret_opts, cha
 
 	opterr = 0;
 	optind = 0; /* full reinitialisation, so the parser can run more than once (tests) */
-	for (int prev = 1; (c = getopt_long(argc, argv, "+:w:vh", run_options, NULL)) != -1;
+	for (int prev = 1; (c = getopt_long(argc, argv, "+:w:p:vh", run_options, NULL)) != -1;
 	     prev = optind) {
 		if (c == '?' || c == ':') {
 			/* A long option always stands alone in its argv element (up to any '=');
@@ -418,7 +517,7 @@ int cr_cli_parse_run(int argc, char **argv, struct cr_run_options *ret_opts, cha
 				(void)snprintf(name, sizeof(name), "%.*s", (int)strcspn(elem, "="), elem);
 			else
 				(void)snprintf(name, sizeof(name), "-%c", optopt);
-			r = fail(msg, size, "%s '%s'%s",
+			r = cr_msg(msg, size, -EINVAL, "%s '%s'%s",
 				 c == '?' ? "unknown option" : "missing argument for", name,
 				 c == '?' ? " (see corral run --help)" : "");
 			goto fail;
@@ -432,17 +531,20 @@ int cr_cli_parse_run(int argc, char **argv, struct cr_run_options *ret_opts, cha
 		return 0;
 	}
 	if (o.seccomp_profile && o.seccomp != CR_SECCOMP_DEFAULT) {
-		r = fail(msg, size,
+		r = cr_msg(msg, size, -EINVAL,
 			 "--seccomp-profile cannot be combined with --seccomp=%s; the profile's 'base' key chooses default, strict or none",
 			 cr_seccomp_mode_to_string(o.seccomp));
 		goto fail;
 	}
+	r = check_policy_options(&o, msg, size);
+	if (r < 0)
+		goto fail;
 	if (optind >= argc) {
-		r = fail(msg, size, "no command given (usage: corral run [OPTIONS] [--] CMD [ARG...])");
+		r = cr_msg(msg, size, -EINVAL, "no command given (usage: corral run [OPTIONS] [--] CMD [ARG...])");
 		goto fail;
 	}
 	if (!*argv[optind]) {
-		r = fail(msg, size, "the command name is empty");
+		r = cr_msg(msg, size, -EINVAL, "the command name is empty");
 		goto fail;
 	}
 	o.argv = argv + optind;
@@ -450,7 +552,7 @@ int cr_cli_parse_run(int argc, char **argv, struct cr_run_options *ret_opts, cha
 	return 0;
 fail:
 	cr_run_options_done(&o);
-	return r == -ENOMEM ? fail(msg, size, "out of memory") : r;
+	return r == -ENOMEM ? cr_msg(msg, size, -EINVAL, "out of memory") : r;
 }
 
 void cr_run_options_done(struct cr_run_options *o)
@@ -461,5 +563,6 @@ void cr_run_options_done(struct cr_run_options *o)
 	free(o->keep_fds);
 	free(o->tcp_connect);
 	free(o->tcp_bind);
+	free(o->allow_hosts);
 	*o = (struct cr_run_options){};
 }

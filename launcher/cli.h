@@ -2,6 +2,7 @@
 /* Command-line parsing. Pure: reads argv, touches no file, prints nothing. */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,8 +14,23 @@ struct cr_cli_path {
 	enum cr_path_access access;
 };
 
+enum cr_grant_scope {
+	CR_GRANT_NONE,
+	CR_GRANT_ONCE,	  /* --grant once: this run only */
+	CR_GRANT_SESSION, /* --grant session: this run, and later runs of the session */
+	_CR_GRANT_MAX,
+	_CR_GRANT_INVALID = -EINVAL,
+};
+
 /* `corral run` as the user wrote it. Strings point into argv. */
 struct cr_run_options {
+	const char *profile;	 /* --profile NAME|FILE; NULL: CR_DEFAULT_PROFILE */
+	const char *session;	 /* --session ID */
+	enum cr_grant_scope grant; /* --grant */
+	const char *audit;	 /* --audit FILE */
+	bool no_audit;		 /* --no-audit */
+	const char **allow_hosts; /* --allow-host, every one given */
+	size_t n_allow_hosts;
 	const char *workspace;
 	const char *cwd;
 	const char *hostname;
@@ -28,7 +44,9 @@ struct cr_run_options {
 	int *keep_fds;
 	size_t n_keep_fds;
 	enum cr_net_mode net;
+	bool net_set;			   /* --net or --allow-host given */
 	enum cr_landlock_mode landlock;	   /* --landlock */
+	bool landlock_set;
 	int landlock_min_abi;		   /* --landlock-min-abi; 0: none */
 	struct cr_port_range *tcp_connect; /* --tcp-connect, every one given */
 	size_t n_tcp_connect;
@@ -41,9 +59,12 @@ struct cr_run_options {
 	uint64_t timeout_ms;	/* 0: none */
 	uint64_t kill_after_ms;
 	enum cr_seccomp_mode seccomp; /* --seccomp: default, strict or off */
+	bool seccomp_set;
 	const char *seccomp_profile;  /* --seccomp-profile FILE */
 	bool no_spawn;		      /* --spawn=no */
+	bool spawn_set;		      /* --spawn given */
 	struct cr_limits limits; /* --memory ... --open-files, --limits */
+	bool limits_mode_set;	 /* --limits given */
 	int verbose;
 	bool help;
 	char **argv; /* the command; NULL-terminated; NULL when help was asked for */
@@ -65,6 +86,9 @@ void cr_run_options_done(struct cr_run_options *opts);
 int cr_parse_seconds(const char *s, uint64_t *ret_ms);
 /* A whole number in [min, max]. 0 or -EINVAL / -ERANGE. */
 int cr_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *ret);
+
+/* "none", "once", "session"; NULL if out of range. */
+const char *cr_grant_scope_to_string(enum cr_grant_scope g);
 
 /* The usage text of `corral run` and of corral itself. */
 extern const char cr_run_usage[];

@@ -41,3 +41,16 @@ int cr_log_full(enum cr_log_level level, int error, const char *fmt, ...)
 	errno = saved_errno;
 	return error;
 }
+
+int cr_msg(char *msg, size_t size, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (msg && size > 0) {
+		va_start(ap, fmt);
+		(void)vsnprintf(msg, size, fmt, ap);
+		va_end(ap);
+	}
+	return r;
+}
+

@@ -20,6 +20,10 @@ enum cr_log_level cr_log_get_level(void);
  * @error (a -errno value, or 0) so callers can write `return cr_log_errno(r, "...: %m");`. */
 int cr_log_full(enum cr_log_level level, int error, const char *fmt, ...) _printf_(3, 4);
 
+/* Write a message to @msg (if not NULL) and return @r, a -errno value: for functions that report
+ * errors to their caller instead of logging, as `return cr_msg(msg, size, -EINVAL, "...");`. */
+int cr_msg(char *msg, size_t size, int r, const char *fmt, ...) _printf_(4, 5);
+
 #define cr_log_errno(error, ...) cr_log_full(CR_LOG_ERR, (error), __VA_ARGS__)
 #define cr_log_error(...)        (void)cr_log_full(CR_LOG_ERR, 0, __VA_ARGS__)
 #define cr_log_warning(...)      (void)cr_log_full(CR_LOG_WARNING, 0, __VA_ARGS__)

@@ -8,6 +8,8 @@
 #include "cli.h"
 #include "exit-codes.h"
 #include "log.h"
+#include "profile.h"
+#include "session.h"
 #include "run.h"
 
 static int help(const char *topic)
@@ -18,6 +20,14 @@ static int help(const char *topic)
 		char *args[] = { "doctor", "--help", NULL };
 
 		return cr_doctor_main(2, args);
+	} else if (topic && strcmp(topic, "profile") == 0) {
+		char *args[] = { "profile", "--help", NULL };
+
+		return cr_profile_main(2, args);
+	} else if (topic && strcmp(topic, "session") == 0) {
+		char *args[] = { "session", "--help", NULL };
+
+		return cr_session_main(2, args);
 	} else if (topic) {
 		cr_log_error("help: unknown command '%s'", topic);
 		return CR_EXIT_SETUP;
@@ -50,6 +60,10 @@ int main(int argc, char **argv)
 		return cr_run_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "doctor") == 0)
 		return cr_doctor_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "profile") == 0)
+		return cr_profile_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "session") == 0)
+		return cr_session_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0)
 		return help(strcmp(cmd, "help") == 0 && argc > 2 ? argv[2] : NULL);
 	if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {

@@ -10,11 +10,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "capability.h"
 #include "cli.h"
 #include "env.h"
+#include "log.h"
 #include "macro.h"
 #include "path-util.h"
 #include "policy.h"
+#include "profile.h"
 
 static const char *const path_access_names[_CR_PATH_ACCESS_MAX] = {
 	[CR_PATH_RO] = "ro",
@@ -103,17 +106,6 @@ void cr_policy_done(struct cr_policy *p)
 	*p = (struct cr_policy){};
 }
 
-static int fail(char *msg, size_t size, int r, const char *fmt, ...) _printf_(4, 5);
-static int fail(char *msg, size_t size, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	(void)vsnprintf(msg, size, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
 /* Check and canonicalize a host path given to @opt. */
 static int resolve_host_path(const char *opt, const char *path, char **ret, char *msg, size_t size)
 {
@@ -121,40 +113,57 @@ static int resolve_host_path(const char *opt, const char *path, char **ret, char
 
 	r = cr_path_check(path, false);
 	if (r < 0)
-		return fail(msg, size, -EINVAL,
+		return cr_msg(msg, size, -EINVAL,
 			    "%s: the path is empty, too long or contains a control character", opt);
 	r = cr_path_canonicalize(path, ret);
 	if (r == -ENOENT)
-		return fail(msg, size, r, "%s '%s': no such file or directory", opt, path);
+		return cr_msg(msg, size, r, "%s '%s': no such file or directory", opt, path);
 	if (r < 0)
-		return fail(msg, size, r, "%s '%s': cannot resolve: %s", opt, path, strerror(-r));
+		return cr_msg(msg, size, r, "%s '%s': cannot resolve: %s", opt, path, strerror(-r));
 	return 0;
 }
 
-static int build_workspace(const struct cr_run_options *o, struct cr_policy *p, char *msg, size_t size)
+/* With a session, --cwd must name a directory inside the workspace (after "..", symlinks). */
+static int check_session_cwd(const char *cwd, const struct cr_policy *p, char *msg, size_t size)
+{
+	_cleanup_free_ char *canon = NULL;
+
+	if (cr_path_canonicalize(cwd, &canon) < 0 || !cr_path_is_within(canon, p->workspace))
+		return cr_msg(msg, size, -EINVAL,
+			    "--cwd '%s' is not a directory inside the session's workspace %s", cwd,
+			    p->workspace);
+	return 0;
+}
+
+static int build_workspace(const struct cr_run_options *o, const char *session_ws,
+			   struct cr_policy *p, char *msg, size_t size)
 {
 	_cleanup_free_ char *cwd = NULL;
+	const char *ws;
 	struct stat st;
 	int r;
 
 	cwd = getcwd(NULL, 0);
-	if (!cwd && !o->workspace)
-		return fail(msg, size, negative_errno(),
+	ws = o->workspace ?: session_ws ?: cwd;
+	if (!ws)
+		return cr_msg(msg, size, negative_errno(),
 			    "the current directory is gone; pass --workspace DIR");
-	r = resolve_host_path("--workspace", o->workspace ?: cwd, &p->workspace, msg, size);
+	r = resolve_host_path("--workspace", ws, &p->workspace, msg, size);
 	if (r < 0)
 		return r;
 	if (stat(p->workspace, &st) < 0)
-		return fail(msg, size, negative_errno(), "--workspace '%s': %m", p->workspace);
+		return cr_msg(msg, size, negative_errno(), "--workspace '%s': %m", p->workspace);
 	if (!S_ISDIR(st.st_mode))
-		return fail(msg, size, -ENOTDIR, "--workspace '%s' is not a directory", p->workspace);
+		return cr_msg(msg, size, -ENOTDIR, "--workspace '%s' is not a directory", p->workspace);
 	if (strcmp(p->workspace, "/") == 0)
-		return fail(msg, size, -EINVAL,
+		return cr_msg(msg, size, -EINVAL,
 			    "--workspace cannot be /: that would make the whole host writable");
 	if (o->cwd) {
 		if (cr_path_check(o->cwd, true) < 0)
-			return fail(msg, size, -EINVAL,
+			return cr_msg(msg, size, -EINVAL,
 				    "--cwd '%s': must be an absolute path inside the sandbox", o->cwd);
+		if (session_ws && check_session_cwd(o->cwd, p, msg, size) < 0)
+			return -EINVAL;
 		p->cwd = strdup(o->cwd);
 	} else if (cwd && cr_path_is_within(cwd, p->workspace)) {
 		p->cwd = TAKE_PTR(cwd);
@@ -166,7 +175,8 @@ static int build_workspace(const struct cr_run_options *o, struct cr_policy *p, 
 
 static bool is_repeat(const struct cr_policy *p, const char *path, enum cr_path_access access)
 {
-	if (access == CR_PATH_RW && strcmp(path, p->workspace) == 0)
+	if (strcmp(path, p->workspace) == 0 &&
+	    (access == CR_PATH_RW || (access == CR_PATH_RO && p->workspace_ro)))
 		return true;
 	for (size_t j = 0; j < p->n_paths; j++)
 		if (p->paths[j].access == access && strcmp(p->paths[j].path, path) == 0)
@@ -174,49 +184,90 @@ static bool is_repeat(const struct cr_policy *p, const char *path, enum cr_path_
 	return false;
 }
 
-static int build_paths(const struct cr_run_options *o, struct cr_policy *p, char *msg, size_t size)
+/* The profile's rules come first; an option for the same path replaces the profile's rule. */
+static int add_profile_rules(const struct cr_path_rule *rules, size_t n, struct cr_policy *p)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *copy = strdup(rules[i].path);
+
+		if (!copy)
+			return -ENOMEM;
+		p->paths[p->n_paths++] = (struct cr_path_rule){ copy, rules[i].access };
+	}
+	return 0;
+}
+
+static int add_cli_rule(struct cr_policy *p, size_t n_profile, char *path,
+			enum cr_path_access access, const char *opt, char *msg, size_t size)
+{
+	static const char *const opt_names[] = { "--ro", "--rw", "--hide" };
+
+	if (strcmp(path, "/") == 0) {
+		free(path);
+		return cr_msg(msg, size, -EINVAL,
+			    "%s /: the root itself cannot be bound or hidden; name the directories the command needs",
+			    opt);
+	}
+	if (strcmp(path, p->workspace) == 0 && access == CR_PATH_RW)
+		p->workspace_ro = false; /* asked for (and checked against the baseline) */
+	if (is_repeat(p, path, access)) {
+		free(path); /* the same rule again changes nothing: mount it once */
+		return 0;
+	}
+	if (strcmp(path, p->workspace) == 0) {
+		free(path);
+		return cr_msg(msg, size, -EINVAL,
+			    "%s '%s' conflicts with --workspace, which is that directory", opt,
+			    p->workspace);
+	}
+	for (size_t j = 0; j < p->n_paths; j++) {
+		if (strcmp(p->paths[j].path, path) != 0)
+			continue;
+		if (j < n_profile) { /* the option wins over the profile */
+			free(path);
+			p->paths[j].access = access;
+			return 0;
+		}
+		free(path);
+		return cr_msg(msg, size, -EINVAL, "%s '%s' conflicts with %s of the same path", opt,
+			    p->paths[j].path, opt_names[p->paths[j].access]);
+	}
+	p->paths[p->n_paths++] = (struct cr_path_rule){ path, access };
+	return 0;
+}
+
+/* --ro, --rw and --hide on top of @rules (the profile's); the paths asked for go to @req. */
+static int build_paths(const struct cr_run_options *o, const struct cr_path_rule *rules,
+		       size_t n_rules, struct cr_policy *p, struct cr_capability *req, char *msg,
+		       size_t size)
 {
 	static const char *const opt_names[] = { "--ro", "--rw", "--hide" };
 	int r;
 
-	p->paths = calloc(o->n_paths ?: 1, sizeof(*p->paths));
+	p->paths = calloc(n_rules + o->n_paths ?: 1, sizeof(*p->paths));
 	if (!p->paths)
 		return -ENOMEM;
-	for (size_t i = 0; i < o->n_paths; i++) {
-		const char *opt = opt_names[o->paths[i].access];
+	r = add_profile_rules(rules, n_rules, p);
+	for (size_t i = 0; i < o->n_paths && r >= 0; i++) {
+		enum cr_path_access access = o->paths[i].access;
+		const char *opt = opt_names[access];
 		char *path = NULL;
 
 		r = resolve_host_path(opt, o->paths[i].path, &path, msg, size);
-		if (r < 0)
-			return r;
-		if (is_repeat(p, path, o->paths[i].access)) {
-			free(path); /* the same rule again changes nothing: mount it once */
-			continue;
-		}
-		p->paths[p->n_paths++] = (struct cr_path_rule){ path, o->paths[i].access };
-		if (strcmp(path, "/") == 0)
-			return fail(msg, size, -EINVAL,
-				    "%s /: the root itself cannot be bound or hidden; name the directories the command needs",
-				    opt);
-		if (strcmp(path, p->workspace) == 0 && o->paths[i].access != CR_PATH_RW)
-			return fail(msg, size, -EINVAL,
-				    "%s '%s' conflicts with --workspace, which is that directory", opt,
-				    path);
-		for (size_t j = 0; j + 1 < p->n_paths; j++)
-			if (strcmp(p->paths[j].path, path) == 0 &&
-			    p->paths[j].access != o->paths[i].access)
-				return fail(msg, size, -EINVAL,
-					    "%s '%s' conflicts with %s of the same path", opt, path,
-					    opt_names[p->paths[j].access]);
+		if (r >= 0 && access != CR_PATH_HIDE)
+			r = cr_capability_add_path(req, access == CR_PATH_RW, path);
+		if (r >= 0)
+			r = add_cli_rule(p, n_rules, TAKE_PTR(path), access, opt, msg, size);
+		free(path);
 	}
-	return 0;
+	return r;
 }
 
 static int build_ids(const struct cr_run_options *o, bool is_root, struct cr_policy *p, char *msg,
 		     size_t size)
 {
 	if (!is_root && (o->uid_set || o->gid_set))
-		return fail(msg, size, -EINVAL,
+		return cr_msg(msg, size, -EINVAL,
 			    "--uid/--gid choose the host ids of a sandbox started by root; as a normal user the sandbox runs as you");
 	p->map_root = o->map_root;
 	p->uid = o->uid;
@@ -232,7 +283,7 @@ static int build_hostname(const struct cr_run_options *o, struct cr_policy *p, c
 
 	if (n == 0 || n > 64 || h[0] == '-' || strspn(h, "abcdefghijklmnopqrstuvwxyz"
 							"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.") != n)
-		return fail(msg, size, -EINVAL,
+		return cr_msg(msg, size, -EINVAL,
 			    "--hostname '%s': use 1-64 letters, digits, '-' and '.'", h);
 	p->hostname = strdup(h);
 	return p->hostname ? 0 : -ENOMEM;
@@ -258,7 +309,7 @@ static int build_fds(const struct cr_run_options *o, struct cr_policy *p, char *
 		return -ENOMEM;
 	for (size_t i = 0; i < o->n_keep_fds; i++) {
 		if (fcntl(o->keep_fds[i], F_GETFD) < 0)
-			return fail(msg, size, -EBADF, "--keep-fd %d: descriptor %d is not open",
+			return cr_msg(msg, size, -EBADF, "--keep-fd %d: descriptor %d is not open",
 				    o->keep_fds[i], o->keep_fds[i]);
 		p->keep_fds[p->n_keep_fds++] = o->keep_fds[i];
 	}
@@ -279,10 +330,10 @@ static int build_seccomp(const struct cr_run_options *o, struct cr_policy *p, ch
 	if (r < 0)
 		return r;
 	if (stat(p->seccomp_profile, &st) < 0)
-		return fail(msg, size, negative_errno(), "--seccomp-profile '%s': %m",
+		return cr_msg(msg, size, negative_errno(), "--seccomp-profile '%s': %m",
 			    p->seccomp_profile);
 	if (!S_ISREG(st.st_mode))
-		return fail(msg, size, -EINVAL, "--seccomp-profile '%s' is not a regular file",
+		return cr_msg(msg, size, -EINVAL, "--seccomp-profile '%s' is not a regular file",
 			    p->seccomp_profile);
 	p->seccomp = CR_SECCOMP_PROFILE;
 	return 0;
@@ -311,7 +362,7 @@ static int build_landlock(const struct cr_run_options *o, struct cr_policy *p, c
 	int r;
 
 	if (o->landlock == CR_LANDLOCK_OFF && needs)
-		return fail(msg, size, -EINVAL, "%s needs Landlock: it cannot be combined with --landlock=off%s",
+		return cr_msg(msg, size, -EINVAL, "%s needs Landlock: it cannot be combined with --landlock=off%s",
 			    needs, strcmp(needs, "--allow-degraded") == 0
 				    ? " (corral never runs a command with neither namespaces nor Landlock)"
 				    : "");
@@ -328,43 +379,173 @@ static int build_landlock(const struct cr_run_options *o, struct cr_policy *p, c
 	return 0;
 }
 
-int cr_policy_build(const struct cr_run_options *o, char *const *host_env, bool is_root,
-		    struct cr_policy *ret, char *msg, size_t size)
+/* --allow-host and the profile's allow_host lines, as the policy's NULL-terminated list. */
+static int build_hosts(const struct cr_run_options *o, const struct cr_profile *prof,
+		       struct cr_policy *p)
 {
-	struct cr_policy p = {
-		.timeout_ms = o->timeout_ms,
-		.kill_after_ms = o->kill_after_ms,
-		.limits = o->limits,
-		.argv = o->argv,
+	struct cr_capability hosts = {};
+	int r = 0;
+
+	if (p->net != CR_NET_HOSTS)
+		return 0;
+	for (size_t i = 0; prof && prof->net == CR_NETCAP_HOSTS && i < prof->n_hosts && r >= 0; i++)
+		r = cr_capability_add_host(&hosts, prof->hosts[i]);
+	for (size_t i = 0; i < o->n_allow_hosts && r >= 0; i++)
+		r = cr_capability_add_host(&hosts, o->allow_hosts[i]);
+	if (r < 0) {
+		cr_capability_done(&hosts);
+		return r;
+	}
+	p->allow_hosts = TAKE_PTR(hosts.hosts);
+	p->n_allow_hosts = hosts.n_hosts;
+	cr_capability_done(&hosts);
+	return 0;
+}
+
+static int seccomp_rank(enum cr_seccomp_mode m)
+{
+	return m == CR_SECCOMP_STRICT ? 2 : m == CR_SECCOMP_DEFAULT ? 1 : 0;
+}
+
+static int landlock_rank(enum cr_landlock_mode m)
+{
+	return m == CR_LANDLOCK_REQUIRED ? 2 : m == CR_LANDLOCK_BEST_EFFORT ? 1 : 0;
+}
+
+/* The options with the profile's values where the user gave none (@eff shares @o's arrays), and
+ * what the options ask for beyond the profile in @req (the paths are added by build_paths()). */
+static void apply_profile(const struct cr_run_options *o, const struct cr_profile *prof,
+			  struct cr_run_options *eff, struct cr_capability *req)
+{
+	static const enum cr_net_mode net_of[_CR_NETCAP_MAX] = {
+		[CR_NETCAP_NONE] = CR_NET_NONE,
+		[CR_NETCAP_HOSTS] = CR_NET_HOSTS,
+		[CR_NETCAP_ALL] = CR_NET_HOST,
 	};
+
+	*eff = *o;
+	if (!o->net_set)
+		eff->net = net_of[prof->net];
+	if (!o->spawn_set)
+		eff->no_spawn = !prof->spawn;
+	for (int l = 0; l < _CR_LIMIT_MAX; l++)
+		if (!o->limits.set[l] && prof->limits.set[l]) {
+			eff->limits.value[l] = prof->limits.value[l];
+			eff->limits.set[l] = true;
+		}
+	if (!o->limits_mode_set)
+		eff->limits.required = prof->limits.required;
+	if (!o->timeout_ms)
+		eff->timeout_ms = prof->timeout_ms;
+	if (!o->seccomp_set && !o->seccomp_profile)
+		eff->seccomp = prof->seccomp;
+	if (!o->landlock_set)
+		eff->landlock = prof->landlock;
+
+	req->net = o->net == CR_NET_HOST ? CR_NETCAP_ALL : CR_NETCAP_NONE;
+	for (size_t i = 0; i < o->n_allow_hosts; i++)
+		(void)cr_capability_add_host(req, o->allow_hosts[i]); /* checked by the parser */
+	req->spawn = o->spawn_set && !o->no_spawn;
+	for (int l = 0; l < _CR_LIMIT_MAX; l++)
+		req->limit[l] = o->limits.set[l] ? o->limits.value[l] : CR_LIMIT_UNSET;
+	req->timeout_ms = o->timeout_ms;
+	if (o->seccomp_profile || (o->seccomp_set && seccomp_rank(o->seccomp) < seccomp_rank(prof->seccomp)))
+		req->unconfined |= CR_UNCONFINED_SECCOMP;
+	if (o->landlock_set && landlock_rank(o->landlock) < landlock_rank(prof->landlock))
+		req->unconfined |= CR_UNCONFINED_LANDLOCK;
+	if (o->allow_degraded)
+		req->unconfined |= CR_UNCONFINED_USERNS;
+	if (o->limits_mode_set && !o->limits.required && prof->limits.required)
+		req->unconfined |= CR_UNCONFINED_LIMITS;
+}
+
+static int build_all(const struct cr_policy_input *in, const struct cr_run_options *o,
+		     const struct cr_path_rule *rules, size_t n_rules, struct cr_policy *p,
+		     struct cr_capability *req, char *msg, size_t size)
+{
 	int r;
 
-	if (p.limits.value[CR_LIMIT_PIDS] == CR_LIMIT_UNSET)
-		p.limits.value[CR_LIMIT_PIDS] = CR_DEFAULT_PIDS; /* a fork bomb stops here */
-	r = build_workspace(o, &p, msg, size);
+	if (p->limits.value[CR_LIMIT_PIDS] == CR_LIMIT_UNSET)
+		p->limits.value[CR_LIMIT_PIDS] = CR_DEFAULT_PIDS; /* a fork bomb stops here */
+	r = build_paths(o, rules, n_rules, p, req, msg, size);
 	if (r >= 0)
-		r = build_paths(o, &p, msg, size);
+		r = build_ids(o, in->is_root, p, msg, size);
 	if (r >= 0)
-		r = build_ids(o, is_root, &p, msg, size);
+		r = build_hosts(o, in->profile, p);
 	if (r >= 0)
-		r = build_hostname(o, &p, msg, size);
+		r = build_hostname(o, p, msg, size);
 	if (r >= 0)
-		r = build_home(host_env, &p);
+		r = build_home(in->host_env, p);
 	if (r >= 0)
-		r = build_fds(o, &p, msg, size);
+		r = build_fds(o, p, msg, size);
 	if (r >= 0)
-		r = build_landlock(o, &p, msg, size);
+		r = build_landlock(o, p, msg, size);
 	if (r >= 0)
-		r = build_seccomp(o, &p, msg, size);
+		r = build_seccomp(o, p, msg, size);
 	if (r >= 0)
-		r = cr_env_build(host_env, p.home, o->keep_env, o->n_keep_env, o->setenv,
-				 o->n_setenv, &p.env);
+		r = cr_env_build(in->host_env, p->home, o->keep_env, o->n_keep_env, o->setenv,
+				 o->n_setenv, &p->env);
+	return r;
+}
+
+static void free_rules(struct cr_path_rule *rules, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(rules[i].path);
+	free(rules);
+}
+
+int cr_policy_build_from(const struct cr_policy_input *in, struct cr_policy *ret,
+			 struct cr_capability *ret_request, struct cr_capability *ret_baseline,
+			 char *msg, size_t size)
+{
+	struct cr_capability req = {}, base = {};
+	struct cr_run_options eff = *in->opts;
+	struct cr_path_rule *rules = NULL;
+	struct cr_policy p = {};
+	size_t n_rules = 0;
+	int r;
+
+	if (in->profile)
+		apply_profile(in->opts, in->profile, &eff, &req);
+	p = (struct cr_policy){
+		.timeout_ms = eff.timeout_ms,
+		.kill_after_ms = eff.kill_after_ms,
+		.limits = eff.limits,
+		.argv = eff.argv,
+		.workspace_ro = in->profile && in->profile->workspace_ro,
+	};
+	r = build_workspace(&eff, in->session_workspace, &p, msg, size);
+	if (r >= 0 && in->profile)
+		r = cr_profile_resolve(in->profile, p.workspace, in->system_paths, &rules, &n_rules,
+				       &base, msg, size);
+	if (r >= 0)
+		r = build_all(in, &eff, rules, n_rules, &p, &req, msg, size);
+	free_rules(rules, n_rules);
 	if (r < 0) {
 		if (r == -ENOMEM)
-			(void)fail(msg, size, r, "out of memory");
+			(void)cr_msg(msg, size, r, "out of memory");
 		cr_policy_done(&p);
+		cr_capability_done(&req);
+		cr_capability_done(&base);
 		return r;
 	}
 	*ret = p;
+	if (ret_request)
+		*ret_request = req;
+	else
+		cr_capability_done(&req);
+	if (ret_baseline)
+		*ret_baseline = base;
+	else
+		cr_capability_done(&base);
 	return 0;
+}
+
+int cr_policy_build(const struct cr_run_options *o, char *const *host_env, bool is_root,
+		    struct cr_policy *ret, char *msg, size_t size)
+{
+	struct cr_policy_input in = { .opts = o, .host_env = host_env, .is_root = is_root };
+
+	return cr_policy_build_from(&in, ret, NULL, NULL, msg, size);
 }

@@ -15,6 +15,11 @@
 #include "policy.h"
 
 #define CR_DEFAULT_PROFILE "workspace"
+/* The longest line of a profile: inih's line buffer (INI_MAX_LINE, 200 in Debian's libinih 55)
+ * less "\r\n\0". A longer line is refused rather than cut. */
+#define CR_PROFILE_MAX_LINE 197
+#define CR_PROFILE_MAX_SIZE (64 * 1024) /* bytes of a profile file */
+#define CR_PROFILE_NAME_MAX 64		/* a name is 1-64 of [A-Za-z0-9_-] */
 #ifndef CR_SYSCONF_PROFILES
 #define CR_SYSCONF_PROFILES "/etc/corral/profiles"
 #endif
@@ -23,7 +28,8 @@
  * marked (see cr_profile_resolve()), never relative. */
 struct cr_profile_path {
 	char *path;	/* absolute after "~" expansion; may start with "${WORKSPACE}" */
-	unsigned line;	/* where it was given; 0 for built-ins */
+	unsigned line;	/* where it was given (for a built-in, in the text cr_profile_builtin_text()
+			 * gives, which `corral profile show NAME --ini` prints); 0 if unknown */
 	bool optional;	/* read_if_exists / write_if_exists: skipped when missing */
 };
 
@@ -52,8 +58,8 @@ struct cr_profile_dirs {
 };
 
 /* Fill @ret from the environment (HOME, XDG_CONFIG_HOME; a relative XDG_CONFIG_HOME is ignored,
- * as the XDG spec says). Strings are allocated; free them with cr_profile_dirs_done(). 0 or
- * -ENOMEM. */
+ * as the XDG spec says; without an absolute HOME, the password database's home directory).
+ * Strings are allocated; free them with cr_profile_dirs_done(). 0 or -ENOMEM. */
 int cr_profile_dirs_from_env(char *const *env, struct cr_profile_dirs *ret);
 void cr_profile_dirs_done(struct cr_profile_dirs *d);
 
@@ -65,8 +71,10 @@ int cr_profile_parse(const char *text, size_t size, const char *name, const char
 		     size_t msg_size);
 
 /* Find and parse @name_or_path in the search order above. A file must be a regular file owned by
- * the caller or root and writable by nobody else. 0, -ENOENT ("no profile named ..., looked in
- * ..."), -EINVAL, -EPERM (ownership) with the reason in @msg, or -ENOMEM. */
+ * the caller or root and writable by nobody else, not a symbolic link itself (its directories may
+ * be), and at most CR_PROFILE_MAX_SIZE bytes. 0, -ENOENT ("no profile named ..., looked in
+ * ..."), -EINVAL, -EPERM (ownership, mode, symlink, not a regular file), -EFBIG, another -errno
+ * of open(2)/read(2), with the reason in @msg, or -ENOMEM. */
 int cr_profile_load(const char *name_or_path, const struct cr_profile_dirs *dirs,
 		    struct cr_profile *ret, char *msg, size_t msg_size);
 
@@ -80,7 +88,8 @@ int cr_profile_load(const char *name_or_path, const struct cr_profile_dirs *dirs
  * NULL. 0 or -errno with @msg. */
 int cr_profile_resolve(const struct cr_profile *p, const char *workspace,
 		       const char *const *system_paths, struct cr_path_rule **ret_rules,
-		       size_t *ret_n, struct cr_capability *ret_baseline, char *msg, size_t msg_size);
+		       size_t *ret_n, struct cr_capability *ret_baseline, char *msg,
+		       size_t msg_size);
 
 /* The built-in profiles: names in order (NULL-terminated), and the INI text of one (NULL if
  * @name is not built in). */
@@ -92,3 +101,44 @@ const char *cr_profile_builtin_text(const char *name);
 int cr_profile_main(int argc, char **argv);
 
 void cr_profile_done(struct cr_profile *p);
+
+/* Is @s a profile name: 1-CR_PROFILE_NAME_MAX letters, digits, '_' or '-'? */
+bool cr_profile_name_is_valid(const char *s);
+
+/* A profile's text as found, before parsing. */
+struct cr_profile_file {
+	char *name;   /* the profile name, or the file name without ".ini" */
+	char *source; /* "builtin", or the file's canonical path */
+	char *text;   /* @size bytes, NUL-terminated after them (the text itself may hold NUL) */
+	size_t size;
+};
+
+/* Find and read @name_or_path as cr_profile_load() does, without parsing it. Same errors. */
+int cr_profile_find(const char *name_or_path, const struct cr_profile_dirs *dirs,
+		    struct cr_profile_file *ret, char *msg, size_t msg_size);
+void cr_profile_file_done(struct cr_profile_file *f);
+
+/* A path of the profile that cr_profile_resolve() left out because it does not exist (a
+ * read_if_exists, write_if_exists or hide path). */
+struct cr_profile_skip {
+	char *path; /* with ${WORKSPACE} expanded, not canonical (it does not exist) */
+	enum cr_path_access access;
+	unsigned line;
+};
+
+/* Everything cr_profile_resolve() computes, for `corral profile show`. */
+struct cr_profile_resolution {
+	struct cr_path_rule *rules; /* what cr_profile_resolve() gives in @ret_rules */
+	unsigned *lines;	    /* the line of each rule */
+	size_t n_rules;
+	struct cr_profile_skip *skipped;
+	size_t n_skipped;
+	struct cr_capability baseline;
+};
+
+/* cr_profile_resolve() with every result in @ret (filled only on success). 0 or -errno with
+ * @msg. */
+int cr_profile_resolve_full(const struct cr_profile *p, const char *workspace,
+			    const char *const *system_paths, struct cr_profile_resolution *ret,
+			    char *msg, size_t msg_size);
+void cr_profile_resolution_done(struct cr_profile_resolution *r);

@@ -49,6 +49,8 @@ static const char *outcome_name(const struct cr_status *s)
 {
 	if (s->timed_out)
 		return "timed_out";
+	if (s->denied)
+		return "denied";
 	if (!s->outcome)
 		return "setup_failed";
 	switch (s->outcome->kind) {

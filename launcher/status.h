@@ -17,6 +17,7 @@ struct cr_status {
 	const struct cr_outcome *outcome; /* NULL when corral failed before starting anything */
 	const struct cr_setup_error *error; /* NULL when nothing failed */
 	bool timed_out;
+	bool denied; /* refused by the policy gate before anything started */
 	int exit_code;
 	double duration_ms;
 	struct json_object *enforced; /* borrowed; may be NULL */

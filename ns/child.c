@@ -19,6 +19,7 @@
 #include "exit-codes.h"
 #include "linux-internal.h"
 #include "macro.h"
+#include "proxy.h"
 #include "seccomp/seccomp.h"
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
@@ -173,6 +174,26 @@ static void set_handlers(void (*handler)(int))
 		(void)sigaction(forwarded[i], &sa, NULL);
 }
 
+/* allow_hosts: the forwarder, which hands every connection to 127.0.0.1:3128 to corral's proxy.
+ * A process of its own rather than a loop in pid 1: pid 1 blocks in waitpid() and must exit the
+ * moment the command does, and the forwarder needs nothing of pid 1's descriptors. Forked after
+ * the last stage, it is as confined as the command (no capabilities, no_new_privs, Landlock,
+ * rlimits, the syscall filter) and non-dumpable, keeps only the listener and the socketpair,
+ * counts against --pids, and dies with the pid namespace when pid 1 exits. pid 1 keeps neither
+ * descriptor, so the command never has them. */
+static int start_forwarder(struct cr_child_ctx *ctx)
+{
+	pid_t pid;
+
+	if (ctx->proxy_fd < 0 || ctx->proxy_listen_fd < 0)
+		return 0;
+	pid = cr_proxy_fork_forwarder(ctx->proxy_listen_fd, ctx->proxy_fd, ctx->seccomp);
+	closep(&ctx->proxy_listen_fd);
+	closep(&ctx->proxy_fd);
+	ctx->proxy_listen_fd = ctx->proxy_fd = -EBADF;
+	return pid < 0 ? pid : 0;
+}
+
 _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 {
 	enum cr_stage failed = CR_STAGE_SYNC;
@@ -196,6 +217,12 @@ _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 	 * its own dumpable flag back at execve. */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
 		report_error(ctx, CR_STAGE_FORK, negative_errno());
+		_exit(CR_EXIT_SETUP_SILENT);
+	}
+
+	r = start_forwarder(ctx);
+	if (r < 0) {
+		report_error(ctx, CR_STAGE_FORK, r);
 		_exit(CR_EXIT_SETUP_SILENT);
 	}
 

@@ -244,6 +244,12 @@ int cr_degraded_prepare(struct cr_child_ctx *ctx, int clone_err, struct cr_degra
 	struct cr_degraded *d;
 	int r;
 
+	/* Without a network namespace of its own the command reaches every host directly: a proxy
+	 * would restrict nothing, so allow_hosts is refused rather than approached. */
+	if (ctx->policy->net == CR_NET_HOSTS)
+		return set_err(err, -EOPNOTSUPP,
+			       "cannot create the namespaces (%s), and --allow-host needs a network namespace of its own, which degraded mode lacks: corral cannot enforce allow_hosts there; 'corral doctor' says how to enable user namespaces",
+			       strerror(clone_err));
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;

@@ -29,6 +29,7 @@
 #include "macro.h"
 #include "ns.h"
 #include "path-util.h"
+#include "proxy.h"
 #include "seccomp/seccomp.h"
 
 struct cr_run {
@@ -52,6 +53,7 @@ struct cr_run {
 	struct cr_seccomp *seccomp; /* the command's syscall filter; prepared in prepare */
 	bool oom_killed, pids_limit_hit;
 	struct cr_degraded *degraded; /* --allow-degraded, and clone could not make namespaces */
+	struct cr_proxy *proxy; /* allow_hosts: the proxy, and the policy the sandbox runs with */
 };
 
 static const struct {
@@ -120,7 +122,7 @@ static void warn_unwritable_workspace(const struct cr_policy *p, const struct cr
 {
 	struct stat st;
 
-	if (getuid() != 0 || stat(p->workspace, &st) < 0)
+	if (getuid() != 0 || p->workspace_ro || stat(p->workspace, &st) < 0)
 		return;
 	if ((st.st_uid == m->outside_uid && (st.st_mode & S_IWUSR)) ||
 	    (st.st_gid == m->outside_gid && (st.st_mode & S_IWGRP)) || (st.st_mode & S_IWOTH))
@@ -193,11 +195,29 @@ static int prepare_seccomp(const struct cr_policy *p, struct cr_seccomp **ret,
 	return 0;
 }
 
+/* allow_hosts: the proxy's socketpair, and the policy the sandbox gets, whose environment points
+ * at the proxy. Nothing runs yet: the proxy's thread starts after clone. Without allow_hosts,
+ * nothing at all. */
+static int prepare_proxy(const struct cr_policy *p, struct cr_proxy **ret,
+			 struct cr_setup_error *err)
+{
+	int r;
+
+	if (p->net != CR_NET_HOSTS)
+		return 0;
+	r = cr_proxy_new(p, ret);
+	if (r < 0)
+		set_error(err, CR_STAGE_LOOPBACK, -r, "cannot prepare the allow_hosts proxy: %s",
+			  strerror(-r));
+	return r;
+}
+
 static int linux_prepare(const struct cr_policy *p, struct cr_run **ret,
 			 struct cr_setup_error *err)
 {
 	_cleanup_free_ struct cr_run *run = NULL;
 	_cleanup_(cr_seccomp_freep) struct cr_seccomp *seccomp = NULL;
+	_cleanup_(cr_proxy_freep) struct cr_proxy *proxy = NULL;
 	struct cr_setup_error scratch;
 	int r;
 
@@ -209,6 +229,11 @@ static int linux_prepare(const struct cr_policy *p, struct cr_run **ret,
 	r = prepare_seccomp(p, &seccomp, err);
 	if (r < 0)
 		return r;
+	r = prepare_proxy(p, &proxy, err);
+	if (r < 0)
+		return r;
+	if (proxy)
+		p = cr_proxy_policy(proxy);
 	run = calloc(1, sizeof(*run));
 	if (!run)
 		return -ENOMEM;
@@ -219,7 +244,9 @@ static int linux_prepare(const struct cr_policy *p, struct cr_run **ret,
 		.msg_fd = -EBADF,
 		.sig_fd = -EBADF,
 		.sync_w = -EBADF,
-		.ctx = { .policy = p, .sync_fd = -EBADF, .msg_fd = -EBADF },
+		.ctx = { .policy = p, .sync_fd = -EBADF, .msg_fd = -EBADF,
+			 .proxy_fd = proxy ? cr_proxy_sandbox_fd(proxy) : -EBADF,
+			 .proxy_listen_fd = -EBADF },
 	};
 	cr_idmap_compute(getuid(), getgid(), p->map_root, p->uid, p->gid, &run->ctx.idmap);
 	r = cr_mount_plan_build(p, &cr_host_view_real, &run->ctx.plan);
@@ -246,6 +273,7 @@ static int linux_prepare(const struct cr_policy *p, struct cr_run **ret,
 	}
 	run->seccomp = TAKE_PTR(seccomp);
 	run->ctx.seccomp = run->seccomp;
+	run->proxy = TAKE_PTR(proxy);
 	*ret = TAKE_PTR(run);
 	return 0;
 }
@@ -427,6 +455,17 @@ static int linux_spawn(struct cr_run *run)
 	r = start_child(run, &run->sync_w);
 	if (r < 0 || run->degraded)
 		return r;
+	if (run->proxy) {
+		r = cr_proxy_start(run->proxy);
+		run->ctx.proxy_fd = -EBADF; /* closed: the sandbox has its copy */
+		if (r < 0) {
+			set_error(&run->error, CR_STAGE_LOOPBACK, -r,
+				  "cannot start the allow_hosts proxy: %s", strerror(-r));
+			run->have_error = true;
+			(void)kill(run->pid, SIGKILL);
+			return r;
+		}
+	}
 	r = cr_idmap_write(run->pid, &run->ctx.idmap, &file);
 	if (r < 0) {
 		set_error(&run->error, CR_STAGE_UID_MAP, -r, "cannot write %s of the sandbox: %s",
@@ -613,6 +652,9 @@ static struct cr_run *linux_run_free(struct cr_run *run)
 	cr_mount_plan_done(&run->ctx.plan);
 	cr_landlock_plan_done(&run->ctx.landlock);
 	cr_seccomp_free(run->seccomp);
+	/* The sandbox is gone: cut what the proxy still relays, join its thread. Last: run->policy
+	 * is the proxy's copy. */
+	run->proxy = cr_proxy_free(run->proxy);
 	free(run);
 	return NULL;
 }
@@ -673,6 +715,11 @@ const struct cr_limits_report *cr_ns_run_limits(const struct cr_run *run)
 const struct cr_seccomp *cr_ns_run_seccomp(const struct cr_run *run)
 {
 	return run->seccomp;
+}
+
+const struct cr_proxy *cr_ns_run_proxy(const struct cr_run *run)
+{
+	return run->proxy;
 }
 
 const char *cr_ns_name(unsigned long flag)

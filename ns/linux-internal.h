@@ -72,6 +72,8 @@ struct cr_child_ctx {
 	const struct cr_rlimits *rlimits; /* set by pid 1 before the fork; NULL: only RLIMIT_CORE */
 	struct cr_landlock_plan landlock; /* enforced by pid 1 as its last stage before the fork */
 	const struct cr_seccomp *seccomp; /* installed by the command's process; NULL: none */
+	int proxy_fd;	     /* allow_hosts: the sandbox's end of the proxy's socketpair; else -EBADF */
+	int proxy_listen_fd; /* allow_hosts: 127.0.0.1:3128, bound by stage loopback; else -EBADF */
 	char detail[200];
 };
 

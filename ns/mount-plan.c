@@ -189,7 +189,9 @@ static int add_user(const struct cr_policy *p, struct cr_mount_plan *plan,
 	if (!rules)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		rules[i].rule = i == 0 ? (struct cr_path_rule){ p->workspace, CR_PATH_RW }
+		rules[i].rule = i == 0 ? (struct cr_path_rule){ p->workspace,
+								p->workspace_ro ? CR_PATH_RO
+										: CR_PATH_RW }
 				       : p->paths[i - 1];
 		rules[i].depth = cr_path_depth(rules[i].rule.path);
 		rules[i].index = i;

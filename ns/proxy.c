@@ -1,2 +1,1137 @@
 /* SPDX-License-Identifier: MIT */
-/* Placeholder: being written. */
+/* --net=allow_hosts: the forwarder in the sandbox, and the proxy in corral that serves what it
+ * forwards. See proxy.h. Everything a connection thread touches is reference-counted (struct
+ * shared), so that no thread depends on the run's memory: a thread blocked in getaddrinfo(),
+ * which nothing can interrupt, simply ends when it returns. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capability.h"
+#include "env.h"
+#include "log.h"
+#include "macro.h"
+#include "proxy.h"
+#include "seccomp/seccomp.h"
+
+#define HEAD_MAX	   (16 * 1024) /* a longer request head is refused (431) */
+#define HEAD_TIMEOUT_MS	   30000       /* time for a client to send its request head (408) */
+#define CONNECT_TIMEOUT_MS 10000       /* time to connect to the host, all its addresses (504) */
+#define SEND_TIMEOUT_MS	   10000       /* time for a client to take a response corral writes */
+#define RELAY_BUF	   (16 * 1024)
+#define MAX_CONNS	   256	       /* connections served at once; more are answered 503 */
+#define MAX_ADDRS	   16	       /* addresses of a host tried */
+#define MAX_WARNED	   64	       /* hosts whose denial was logged as a warning */
+#define THREAD_STACK	   (512 * 1024)
+
+/* --- state shared by the threads ------------------------------------------------------------ */
+
+struct shared {
+	atomic_uint refs;
+	int stop_fd;  /* an eventfd, readable once the run is freed: every thread then ends */
+	char **hosts; /* allow_hosts, copied */
+	atomic_uint active, allowed, denied, failed;
+	pthread_mutex_t lock; /* for warned */
+	char *warned[MAX_WARNED];
+	size_t n_warned;
+};
+
+static struct shared *shared_ref(struct shared *s)
+{
+	atomic_fetch_add(&s->refs, 1);
+	return s;
+}
+
+static void shared_unref(struct shared *s)
+{
+	if (!s || atomic_fetch_sub(&s->refs, 1) != 1)
+		return;
+	closep(&s->stop_fd);
+	strv_freep(&s->hosts);
+	for (size_t i = 0; i < s->n_warned; i++)
+		free(s->warned[i]);
+	(void)pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+static int shared_new(char *const *hosts, struct shared **ret)
+{
+	struct shared *s;
+	size_t n = 0;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->refs = 1;
+	s->stop_fd = -EBADF;
+	(void)pthread_mutex_init(&s->lock, NULL);
+	while (hosts && hosts[n])
+		n++;
+	s->hosts = calloc(n + 1, sizeof(char *));
+	for (size_t i = 0; s->hosts && i < n; i++)
+		if (!(s->hosts[i] = strdup(hosts[i]))) {
+			shared_unref(s);
+			return -ENOMEM;
+		}
+	if (!s->hosts) {
+		shared_unref(s);
+		return -ENOMEM;
+	}
+	s->stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (s->stop_fd < 0) {
+		int r = negative_errno();
+
+		shared_unref(s);
+		return r;
+	}
+	*ret = s;
+	return 0;
+}
+
+/* Log the first denial of each host as a warning, so that whoever reads corral's stderr (an agent)
+ * learns why the fetch failed; the later ones at debug level only. */
+static void warn_denied(struct shared *s, const char *host, const char *why)
+{
+	bool first = true;
+
+	(void)pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < s->n_warned && first; i++)
+		first = strcmp(s->warned[i], host) != 0;
+	if (first && s->n_warned < MAX_WARNED && (s->warned[s->n_warned] = strdup(host)))
+		s->n_warned++;
+	(void)pthread_mutex_unlock(&s->lock);
+	if (first)
+		cr_log_warning("proxy: denied: %s", why);
+	else
+		cr_debug("proxy: denied '%s': %s", host, why);
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait until @fd has @events, the run is freed (-ECANCELED) or @deadline passes (-ETIMEDOUT;
+ * a negative deadline waits for ever). */
+static int wait_fd(const struct shared *s, int fd, short events, int64_t deadline)
+{
+	for (;;) {
+		struct pollfd fds[2] = { { .fd = fd, .events = events },
+					 { .fd = s->stop_fd, .events = POLLIN } };
+		int64_t left = deadline < 0 ? -1 : deadline - now_ms();
+
+		if (deadline >= 0 && left <= 0)
+			return -ETIMEDOUT;
+		if (poll(fds, 2, (int)(left > INT32_MAX ? INT32_MAX : left)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return negative_errno();
+		}
+		if (fds[1].revents)
+			return -ECANCELED;
+		if (fds[0].revents)
+			return 0;
+	}
+}
+
+static bool stopped(const struct shared *s)
+{
+	return poll(&(struct pollfd){ .fd = s->stop_fd, .events = POLLIN }, 1, 0) > 0;
+}
+
+/* --- one connection ------------------------------------------------------------------------- */
+
+struct request {
+	char method[16];
+	bool connect;
+	char version[9];
+	char host[254]; /* lower case, without a trailing dot */
+	char port[6];
+	const char *path; /* absolute form: the path and query; "" means "/" */
+	size_t path_len;
+	size_t headers_off; /* the header lines in c->head, each ending in CRLF, no blank line */
+	size_t headers_len;
+};
+
+struct conn {
+	struct shared *shared;
+	int client;
+	int upstream;
+	char peer[INET6_ADDRSTRLEN];
+	size_t len;		  /* bytes read from the client */
+	size_t head_len;	  /* the request head, blank line included */
+	char head[HEAD_MAX + 1];  /* NUL-terminated */
+	char out[HEAD_MAX + 512]; /* the request head sent on, for absolute-form requests */
+	char buf[2][RELAY_BUF];	  /* client to host, host to client */
+};
+
+static void conn_free(struct conn *c)
+{
+	closep(&c->client);
+	closep(&c->upstream);
+	atomic_fetch_sub(&c->shared->active, 1);
+	shared_unref(c->shared);
+	free(c);
+}
+
+static int send_all(const struct conn *c, int fd, const char *p, size_t n)
+{
+	int64_t deadline = now_ms() + SEND_TIMEOUT_MS;
+
+	while (n > 0) {
+		ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+		int r;
+
+		if (k < 0 && errno != EAGAIN && errno != EINTR)
+			return negative_errno();
+		if (k < 0 && (r = wait_fd(c->shared, fd, POLLOUT, deadline)) < 0)
+			return r;
+		if (k > 0) {
+			p += k;
+			n -= (size_t)k;
+		}
+	}
+	return 0;
+}
+
+/* Answer the client with @code and a one-line plain-text body, then the connection ends. */
+static void respond(const struct conn *c, int code, const char *reason, const char *fmt, ...)
+	_printf_(4, 5);
+static void respond(const struct conn *c, int code, const char *reason, const char *fmt, ...)
+{
+	char body[1024], msg[1280];
+	va_list ap;
+	int n, m;
+
+	va_start(ap, fmt);
+	n = vsnprintf(body, sizeof(body) - 1, fmt, ap);
+	va_end(ap);
+	n = n < 0 ? 0 : n >= (int)sizeof(body) - 1 ? (int)sizeof(body) - 2 : n;
+	body[n++] = '\n';
+	body[n] = '\0';
+	m = snprintf(msg, sizeof(msg),
+		     "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\n"
+		     "Content-Length: %d\r\nConnection: close\r\n\r\n%s",
+		     code, reason, n, body);
+	if (m > 0 && m < (int)sizeof(msg))
+		(void)send_all(c, c->client, msg, (size_t)m);
+}
+
+/* Every line ends in CRLF, and no control character but HT appears. */
+static bool head_is_clean(const char *h, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)h[i];
+
+		if (ch == '\r' && (i + 1 >= n || h[i + 1] != '\n'))
+			return false;
+		if (ch == '\n' && (i == 0 || h[i - 1] != '\r'))
+			return false;
+		if ((ch < 0x20 && ch != '\r' && ch != '\n' && ch != '\t') || ch == 0x7f)
+			return false;
+	}
+	return true;
+}
+
+/* Read until the blank line that ends the request head. What follows it (a body, or the start of
+ * a TLS handshake) stays in c->head after head_len. */
+static int read_head(struct conn *c)
+{
+	int64_t deadline = now_ms() + HEAD_TIMEOUT_MS;
+
+	for (;;) {
+		const char *end = memmem(c->head, c->len, "\r\n\r\n", 4);
+		ssize_t n;
+		int r;
+
+		if (end) {
+			c->head_len = (size_t)(end - c->head) + 4;
+			return 0;
+		}
+		if (c->len >= HEAD_MAX)
+			return -E2BIG;
+		r = wait_fd(c->shared, c->client, POLLIN, deadline);
+		if (r < 0)
+			return r;
+		n = recv(c->client, c->head + c->len, HEAD_MAX - c->len, 0);
+		if (n == 0)
+			return -EPIPE;
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			return negative_errno();
+		if (n > 0)
+			c->len += (size_t)n;
+		c->head[c->len] = '\0';
+		/* Refuse a bare LF or a control character at once, not after HEAD_TIMEOUT_MS: the
+		 * blank line a bare-LF client sends would never be seen. */
+		if (c->len > 0 && !head_is_clean(c->head, c->len - (c->head[c->len - 1] == '\r')))
+			return -EINVAL;
+	}
+}
+
+/* "host:port", or "host" with @default_port. The host is lower-cased, loses one trailing dot, and
+ * must be a DNS name or an IPv4 address (what allow_hosts can name). */
+static int parse_authority(const char *a, size_t n, const char *default_port, struct request *rq,
+			   const char **why)
+{
+	const char *colon = memrchr(a, ':', n);
+	size_t hlen = colon ? (size_t)(colon - a) : n, plen = colon ? n - hlen - 1 : 0;
+	unsigned long port;
+
+	*why = "the host is not a DNS name or an IPv4 address";
+	if (n > 0 && a[0] == '[') {
+		*why = "IPv6 literals are not supported: allow_hosts names DNS names and IPv4 addresses";
+		return -EINVAL;
+	}
+	if (memchr(a, '@', n)) {
+		*why = "user information in the URL is not supported";
+		return -EINVAL;
+	}
+	if (!colon && !default_port) {
+		*why = "CONNECT needs host:port";
+		return -EINVAL;
+	}
+	if (colon && (plen == 0 || plen > 5 || strspn(colon + 1, "0123456789") < plen)) {
+		*why = "the port is not a number from 1 to 65535";
+		return -EINVAL;
+	}
+	port = colon ? strtoul(colon + 1, NULL, 10) : strtoul(default_port, NULL, 10);
+	if (port == 0 || port > 65535) {
+		*why = "the port is not a number from 1 to 65535";
+		return -EINVAL;
+	}
+	(void)snprintf(rq->port, sizeof(rq->port), "%lu", port);
+	if (hlen > 0 && a[hlen - 1] == '.')
+		hlen--; /* "github.com." is github.com */
+	if (hlen == 0 || hlen >= sizeof(rq->host))
+		return -EINVAL;
+	for (size_t i = 0; i < hlen; i++)
+		rq->host[i] = (a[i] >= 'A' && a[i] <= 'Z') ? (char)(a[i] - 'A' + 'a') : a[i];
+	rq->host[hlen] = '\0';
+	if (rq->host[0] == '*' || cr_host_pattern_check(rq->host) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+/* The target of an absolute-form request: http://authority[/path][?query]. */
+static int parse_url(const char *t, size_t n, struct request *rq, const char **why)
+{
+	size_t alen;
+
+	if (n >= 8 && strncasecmp(t, "https://", 8) == 0) {
+		*why = "https:// URLs go through CONNECT (set https_proxy), not as a proxy request";
+		return -EINVAL;
+	}
+	if (n < 7 || strncasecmp(t, "http://", 7) != 0) {
+		*why = "corral's proxy serves CONNECT host:port and absolute http:// URLs only";
+		return -EINVAL;
+	}
+	t += 7;
+	n -= 7;
+	alen = strcspn(t, "/?#");
+	if (alen > n)
+		alen = n;
+	rq->path = t + alen;
+	rq->path_len = n - alen;
+	return parse_authority(t, alen, "80", rq, why);
+}
+
+/* The request line (METHOD SP TARGET SP HTTP/1.x) and the header lines. */
+static int parse_request(struct conn *c, struct request *rq, const char **why)
+{
+	const char *line = c->head, *eol = memmem(c->head, c->head_len, "\r\n", 2);
+	const char *sp1, *sp2, *target;
+	size_t mlen, tlen;
+
+	*why = "malformed request head";
+	if (!head_is_clean(c->head, c->head_len) || !eol)
+		return -EINVAL;
+	sp1 = memchr(line, ' ', (size_t)(eol - line));
+	sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(eol - sp1 - 1)) : NULL;
+	if (!sp2 || memchr(sp2 + 1, ' ', (size_t)(eol - sp2 - 1)))
+		return -EINVAL;
+	mlen = (size_t)(sp1 - line);
+	target = sp1 + 1;
+	tlen = (size_t)(sp2 - target);
+	if (mlen == 0 || mlen >= sizeof(rq->method) ||
+	    strspn(line, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") < mlen || tlen == 0)
+		return -EINVAL;
+	if (eol - sp2 - 1 != 8 ||
+	    (strncmp(sp2 + 1, "HTTP/1.1", 8) != 0 && strncmp(sp2 + 1, "HTTP/1.0", 8) != 0))
+		return -EINVAL;
+	for (size_t i = 0; i < tlen; i++)
+		if ((unsigned char)target[i] <= 0x20 || (unsigned char)target[i] >= 0x7f)
+			return -EINVAL;
+	memcpy(rq->method, line, mlen);
+	memcpy(rq->version, sp2 + 1, 8);
+	rq->connect = strcmp(rq->method, "CONNECT") == 0;
+	rq->headers_off = (size_t)(eol + 2 - c->head);
+	rq->headers_len = c->head_len - 2 - rq->headers_off;
+	return rq->connect ? parse_authority(target, tlen, NULL, rq, why)
+			   : parse_url(target, tlen, rq, why);
+}
+
+/* The allow_hosts entry that covers @host. An IPv4 address is covered only by itself. */
+static const char *match_host(const struct shared *s, const char *host, bool literal)
+{
+	for (char **p = s->hosts; *p; p++)
+		if (literal ? strcmp(*p, host) == 0 : cr_host_matches(*p, host))
+			return *p;
+	return NULL;
+}
+
+static bool ipv4_local(uint32_t a)
+{
+	return (a >> 24) == 127 || (a >> 24) == 0 || (a >> 16) == 0xa9fe;
+}
+
+/* Addresses of the host itself or of its link (loopback, unspecified, link-local, and their
+ * IPv4-mapped forms): reachable only through an allow_hosts entry that is the IPv4 address
+ * itself, so that no name (DNS rebinding, "localhost") leads to corral's host's own services. */
+static bool host_local(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return ipv4_local(ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr));
+	if (sa->sa_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+		uint32_t v4;
+
+		if (IN6_IS_ADDR_V4MAPPED(a) || IN6_IS_ADDR_V4COMPAT(a)) {
+			memcpy(&v4, &a->s6_addr[12], 4);
+			return ipv4_local(ntohl(v4));
+		}
+		return IN6_IS_ADDR_LOOPBACK(a) || IN6_IS_ADDR_UNSPECIFIED(a) ||
+		       IN6_IS_ADDR_LINKLOCAL(a);
+	}
+	return true;
+}
+
+static void addr_text(const struct sockaddr *sa, char *buf, size_t size)
+{
+	const void *a = sa->sa_family == AF_INET
+				? (const void *)&((const struct sockaddr_in *)sa)->sin_addr
+				: (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr;
+
+	if (!inet_ntop(sa->sa_family, a, buf, (socklen_t)size))
+		(void)snprintf(buf, size, "?");
+}
+
+/* One non-blocking connect, waited for until @deadline. The socket, or -errno. */
+static int connect_one(const struct conn *c, const struct addrinfo *ai, int64_t deadline)
+{
+	_cleanup_close_ int fd = -EBADF;
+	socklen_t len = sizeof(int);
+	int err = 0, r;
+
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return negative_errno();
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+		return TAKE_FD(fd);
+	if (errno != EINPROGRESS)
+		return negative_errno();
+	r = wait_fd(c->shared, fd, POLLOUT, deadline);
+	if (r < 0)
+		return r;
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+		return negative_errno();
+	if (err != 0)
+		return -err;
+	return TAKE_FD(fd);
+}
+
+/* "a, *.b, 1.2.3.4", shortened to fit. */
+static void hosts_text(const struct shared *s, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	for (char **h = s->hosts; *h; h++) {
+		if (strlen(buf) + strlen(*h) + 7 >= size) {
+			(void)strlcat(buf, ", ...", size);
+			break;
+		}
+		if (h != s->hosts)
+			(void)strlcat(buf, ", ", size);
+		(void)strlcat(buf, *h, size);
+	}
+}
+
+/* Answer a denial: 403, counted, logged. */
+static void deny(struct conn *c, const struct request *rq, const char *why)
+{
+	atomic_fetch_add(&c->shared->denied, 1);
+	warn_denied(c->shared, rq->host, why);
+	respond(c, 403, "Forbidden", "corral: %s", why);
+}
+
+static void fail(struct conn *c, int code, const char *reason, const char *why)
+{
+	atomic_fetch_add(&c->shared->failed, 1);
+	cr_debug("proxy: %d %s: %s", code, reason, why);
+	respond(c, code, reason, "corral: %s", why);
+}
+
+/* The allow_hosts check, then the host's addresses, then a connection to the first acceptable
+ * one that answers. 0 with c->upstream set, or -errno once the client has been answered. */
+static int open_upstream(struct conn *c, const struct request *rq)
+{
+	struct in_addr v4;
+	bool literal = inet_pton(AF_INET, rq->host, &v4) == 1;
+	const char *pattern = match_host(c->shared, rq->host, literal);
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+				  .ai_flags = literal ? AI_NUMERICHOST : 0 },
+			*res = NULL;
+	char why[512], local[INET6_ADDRSTRLEN] = "";
+	int64_t deadline;
+	bool tried = false;
+	int r, n = 0;
+
+	if (!pattern) {
+		char list[256];
+
+		hosts_text(c->shared, list, sizeof(list));
+		(void)snprintf(why, sizeof(why),
+			       "host '%s' is not in this sandbox's allow_hosts (%s); only those hosts are reachable, through this proxy",
+			       rq->host, list);
+		deny(c, rq, why);
+		return -EPERM;
+	}
+	r = getaddrinfo(rq->host, rq->port, &hints, &res);
+	if (stopped(c->shared)) { /* the run ended meanwhile */
+		if (res)
+			freeaddrinfo(res);
+		return -ECANCELED;
+	}
+	if (r != 0) {
+		(void)snprintf(why, sizeof(why), "cannot resolve '%s': %s", rq->host,
+			       r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
+		fail(c, 502, "Bad Gateway", why);
+		return -EHOSTUNREACH;
+	}
+	deadline = now_ms() + CONNECT_TIMEOUT_MS;
+	r = -EHOSTUNREACH;
+	for (const struct addrinfo *ai = res; ai && n < MAX_ADDRS; ai = ai->ai_next, n++) {
+		if (host_local(ai->ai_addr) && !literal) {
+			if (!local[0])
+				addr_text(ai->ai_addr, local, sizeof(local));
+			continue;
+		}
+		tried = true;
+		r = connect_one(c, ai, deadline);
+		if (r >= 0 || r == -ETIMEDOUT || r == -ECANCELED)
+			break;
+	}
+	freeaddrinfo(res);
+	if (r >= 0) {
+		c->upstream = r;
+		atomic_fetch_add(&c->shared->allowed, 1);
+		cr_debug("proxy: %s %s:%s allowed (allow_hosts entry '%s')", rq->method, rq->host,
+			 rq->port, pattern);
+		return 0;
+	}
+	if (r == -ECANCELED)
+		return r;
+	if (local[0] && !tried) {
+		(void)snprintf(why, sizeof(why),
+			       "host '%s' resolves to %s, a loopback, link-local or unspecified address (corral's own host, or its link), which no host name may reach (DNS rebinding); only an allow_hosts entry that is that IPv4 address itself reaches it",
+			       rq->host, local);
+		deny(c, rq, why);
+		return -EPERM;
+	}
+	(void)snprintf(why, sizeof(why), "cannot connect to %s:%s: %s", rq->host, rq->port,
+		       strerror(-r));
+	if (r == -ETIMEDOUT)
+		fail(c, 504, "Gateway Timeout", why);
+	else
+		fail(c, 502, "Bad Gateway", why);
+	return r;
+}
+
+static bool header_is(const char *line, size_t n, const char *name)
+{
+	size_t k = strlen(name);
+
+	return n > k && line[k] == ':' && strncasecmp(line, name, k) == 0;
+}
+
+/* Headers corral sets itself or that concern only the hop to the proxy. */
+static bool hop_header(const char *line, size_t n)
+{
+	static const char *const names[] = { "host",	     "connection", "proxy-connection",
+					     "keep-alive",   "te",	   "upgrade",
+					     "proxy-authorization" };
+
+	for (size_t i = 0; i < ELEMENTSOF(names); i++)
+		if (header_is(line, n, names[i]))
+			return true;
+	return false;
+}
+
+/* The first CRLF in [@p, @end), or NULL. */
+static const char *find_crlf(const char *p, const char *end)
+{
+	for (; p + 1 < end; p++)
+		if (p[0] == '\r' && p[1] == '\n')
+			return p;
+	return NULL;
+}
+
+/* The head sent on for an absolute-form request: origin-form target, Host from the URL, the
+ * client's end-to-end headers, "Connection: close" (one request per connection). Its length, or
+ * -errno. */
+static int build_forward_head(struct conn *c, const struct request *rq)
+{
+	size_t n = 0, size = sizeof(c->out);
+	int k;
+
+	k = snprintf(c->out, size, "%s %s%.*s %s\r\nHost: %s%s%s\r\n", rq->method,
+		     rq->path_len == 0 || rq->path[0] != '/' ? "/" : "", (int)rq->path_len, rq->path,
+		     rq->version, rq->host, strcmp(rq->port, "80") == 0 ? "" : ":",
+		     strcmp(rq->port, "80") == 0 ? "" : rq->port);
+	if (k < 0 || (size_t)k >= size)
+		return -E2BIG;
+	n = (size_t)k;
+	for (const char *l = c->head + rq->headers_off, *end = l + rq->headers_len; l < end;) {
+		const char *eol = find_crlf(l, end), *colon;
+		size_t len;
+
+		if (!eol)
+			return -EINVAL;
+		len = (size_t)(eol - l) + 2;
+		colon = memchr(l, ':', len - 2);
+		/* A header line is a token, a colon and a value; no folding. */
+		if (!colon || colon == l || memchr(l, ' ', (size_t)(colon - l)) ||
+		    memchr(l, '\t', (size_t)(colon - l)))
+			return -EINVAL;
+		if (!hop_header(l, len - 2)) {
+			if (n + len >= size)
+				return -E2BIG;
+			memcpy(c->out + n, l, len);
+			n += len;
+		}
+		l += len;
+	}
+	k = snprintf(c->out + n, size - n, "Connection: close\r\n\r\n");
+	if (k < 0 || (size_t)k >= size - n)
+		return -E2BIG;
+	return (int)(n + (size_t)k);
+}
+
+struct half {
+	int from, to;
+	char *buf;
+	size_t len, off;
+	bool eof, done;
+};
+
+/* Move what is ready in one direction. After end of file, and once everything read is written,
+ * the write side of @to is shut down: the other direction goes on until it ends too. */
+static int relay_step(struct half *h)
+{
+	ssize_t k;
+
+	if (h->off < h->len) {
+		k = send(h->to, h->buf + h->off, h->len - h->off, MSG_NOSIGNAL);
+		if (k < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : negative_errno();
+		h->off += (size_t)k;
+	} else {
+		k = recv(h->from, h->buf, RELAY_BUF, 0);
+		if (k < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : negative_errno();
+		h->eof = k == 0;
+		h->len = (size_t)k;
+		h->off = 0;
+	}
+	if (h->eof && h->off >= h->len) {
+		(void)shutdown(h->to, SHUT_WR);
+		h->done = true;
+	}
+	return 0;
+}
+
+/* Both directions until both have ended, an error, or the end of the run. @pending (already read
+ * from the client) goes to the host first. */
+static void relay(struct conn *c, const char *pending, size_t n_pending)
+{
+	struct half h[2] = {
+		{ .from = c->client, .to = c->upstream, .buf = c->buf[0] },
+		{ .from = c->upstream, .to = c->client, .buf = c->buf[1] },
+	};
+
+	memcpy(h[0].buf, pending, n_pending);
+	h[0].len = n_pending;
+	while (!h[0].done || !h[1].done) {
+		struct pollfd fds[3];
+		int idx[2] = { -1, -1 }, n = 0;
+
+		for (int i = 0; i < 2; i++) {
+			if (h[i].done)
+				continue;
+			idx[i] = n;
+			fds[n++] = h[i].off < h[i].len
+					   ? (struct pollfd){ .fd = h[i].to, .events = POLLOUT }
+					   : (struct pollfd){ .fd = h[i].from, .events = POLLIN };
+		}
+		fds[n] = (struct pollfd){ .fd = c->shared->stop_fd, .events = POLLIN };
+		if (poll(fds, (nfds_t)n + 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		if (fds[n].revents)
+			return;
+		for (int i = 0; i < 2; i++)
+			if (idx[i] >= 0 && fds[idx[i]].revents && relay_step(&h[i]) < 0)
+				return;
+	}
+}
+
+static void serve(struct conn *c)
+{
+	struct request rq = {};
+	const char *why;
+	int r;
+
+	r = read_head(c);
+	if (r == -E2BIG)
+		fail(c, 431, "Request Header Fields Too Large", "the request head is longer than 16 KiB");
+	else if (r == -EINVAL)
+		fail(c, 400, "Bad Request",
+		     "malformed request head (every line must end in CRLF; no control characters)");
+	else if (r == -ETIMEDOUT)
+		fail(c, 408, "Request Timeout", "no complete request head within 30 s");
+	if (r < 0)
+		return; /* answered, or the client left, or the run ended */
+	r = parse_request(c, &rq, &why);
+	if (r >= 0 && !rq.connect && (r = build_forward_head(c, &rq)) < 0)
+		why = "malformed request head";
+	if (r < 0) {
+		fail(c, 400, "Bad Request", why);
+		return;
+	}
+	if (open_upstream(c, &rq) < 0)
+		return;
+	if (rq.connect) {
+		static const char established[] = "HTTP/1.1 200 Connection Established\r\n\r\n";
+
+		if (send_all(c, c->client, established, sizeof(established) - 1) < 0)
+			return;
+	} else if (send_all(c, c->upstream, c->out, (size_t)r) < 0) {
+		return;
+	}
+	relay(c, c->head + c->head_len, c->len - c->head_len);
+}
+
+static void *conn_main(void *arg)
+{
+	struct conn *c = arg;
+
+	serve(c);
+	conn_free(c);
+	return NULL;
+}
+
+/* A thread for @fd (owned), detached: it holds its own reference to the shared state. */
+static void start_conn(struct shared *s, int fd)
+{
+	static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 60\r\n"
+				   "Connection: close\r\n\r\n"
+				   "corral: too many proxy connections at once; try again later\n";
+	pthread_attr_t attr;
+	pthread_t t;
+	struct conn *c;
+
+	if (atomic_fetch_add(&s->active, 1) >= MAX_CONNS) {
+		atomic_fetch_sub(&s->active, 1);
+		(void)send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+		(void)close(fd);
+		return;
+	}
+	c = malloc(sizeof(*c));
+	if (!c || fcntl(fd, F_SETFL, O_NONBLOCK) < 0) {
+		atomic_fetch_sub(&s->active, 1);
+		free(c);
+		(void)close(fd);
+		return;
+	}
+	c->shared = shared_ref(s);
+	c->client = fd;
+	c->upstream = -EBADF;
+	c->len = c->head_len = 0;
+	(void)pthread_attr_init(&attr);
+	(void)pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	(void)pthread_attr_setstacksize(&attr, THREAD_STACK);
+	/* The new thread inherits this thread's mask: every signal blocked. */
+	if (pthread_create(&t, &attr, conn_main, c) != 0)
+		conn_free(c);
+	(void)pthread_attr_destroy(&attr);
+}
+
+/* --- receiving the connections ---------------------------------------------------------------- */
+
+struct cr_proxy {
+	struct cr_policy policy; /* the run's, shallow, but for env and tcp_connect */
+	char **env;		 /* owned */
+	struct cr_port_range *tcp_connect; /* owned: --tcp-connect and the proxy's port */
+	int sock;		 /* corral's end of the socketpair */
+	int sandbox_sock;	 /* the sandbox's end, until the clone has it */
+	struct shared *shared;
+	pthread_t receiver;
+	bool started;
+};
+
+static bool is_stream_socket(int fd)
+{
+	int type = 0;
+	socklen_t len = sizeof(type);
+
+	return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_STREAM;
+}
+
+/* One message from the forwarder: a connected TCP socket. The descriptor; -EAGAIN for a message
+ * without a usable one; -EPIPE at end of file (the sandbox is gone); or -errno. */
+static int receive_fd(int sock)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+	} ctl;
+	char byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+			    .msg_controllen = sizeof(ctl.buf) };
+	ssize_t n;
+	int fd = -EBADF;
+
+	n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? -EAGAIN : negative_errno();
+	if (n == 0)
+		return -EPIPE;
+	for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h)) {
+		if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t i = 0; i < (h->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+			int got;
+
+			memcpy(&got, CMSG_DATA(h) + i * sizeof(int), sizeof(int));
+			if (fd < 0)
+				fd = got;
+			else
+				(void)close(got);
+		}
+	}
+	if (fd >= 0 && !is_stream_socket(fd)) {
+		(void)close(fd);
+		return -EAGAIN;
+	}
+	return fd >= 0 ? fd : -EAGAIN;
+}
+
+static void *receive_main(void *arg)
+{
+	struct cr_proxy *px = arg;
+
+	for (;;) {
+		int fd = wait_fd(px->shared, px->sock, POLLIN, -1);
+
+		if (fd >= 0)
+			fd = receive_fd(px->sock);
+		if (fd == -EAGAIN)
+			continue;
+		if (fd < 0)
+			break;
+		start_conn(px->shared, fd);
+	}
+	cr_debug("proxy: the sandbox's forwarder is gone or the run ended; no new connections");
+	return NULL;
+}
+
+/* --- the parent's interface ------------------------------------------------------------------ */
+
+static const char *const proxy_vars[][2] = {
+	{ "http_proxy", "HTTP_PROXY" },
+	{ "https_proxy", "HTTPS_PROXY" },
+	{ "all_proxy", "ALL_PROXY" },
+	{ "no_proxy", "NO_PROXY" },
+};
+
+/* @env with the proxy's variables added; a pair the policy sets either name of is left alone. */
+static int build_env(char *const *env, char ***ret)
+{
+	_cleanup_strv_ char **v = NULL;
+	size_t n = 0;
+
+	while (env && env[n])
+		n++;
+	v = calloc(n + 2 * ELEMENTSOF(proxy_vars) + 1, sizeof(char *));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (!(v[i] = strdup(env[i])))
+			return -ENOMEM;
+	for (size_t i = 0; i < ELEMENTSOF(proxy_vars); i++) {
+		const char *value = strcmp(proxy_vars[i][0], "no_proxy") == 0
+					    ? "localhost,127.0.0.1,::1"
+					    : "http://" CR_PROXY_ADDRESS;
+
+		if (cr_env_get(env, proxy_vars[i][0]) || cr_env_get(env, proxy_vars[i][1]))
+			continue;
+		for (size_t k = 0; k < 2; k++)
+			if (asprintf(&v[n++], "%s=%s", proxy_vars[i][k], value) < 0) {
+				v[n - 1] = NULL;
+				return -ENOMEM;
+			}
+	}
+	*ret = TAKE_PTR(v);
+	return 0;
+}
+
+int cr_proxy_new(const struct cr_policy *p, struct cr_proxy **ret)
+{
+	_cleanup_(cr_proxy_freep) struct cr_proxy *px = NULL;
+	int sv[2], r;
+
+	px = calloc(1, sizeof(*px));
+	if (!px)
+		return -ENOMEM;
+	px->sock = px->sandbox_sock = -EBADF;
+	r = shared_new(p->allow_hosts, &px->shared);
+	if (r < 0)
+		return r;
+	r = build_env(p->env, &px->env);
+	if (r < 0)
+		return r;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return negative_errno();
+	px->sock = sv[0];
+	px->sandbox_sock = sv[1];
+	px->policy = *p;
+	px->policy.env = px->env;
+	/* Where Landlock restricts connect (--tcp-connect), the command must still reach the proxy:
+	 * in a network with only loopback, that port leads nowhere else. */
+	if (p->tcp_connect) {
+		px->tcp_connect = reallocarray(NULL, p->n_tcp_connect + 1, sizeof(*p->tcp_connect));
+		if (!px->tcp_connect)
+			return -ENOMEM;
+		memcpy(px->tcp_connect, p->tcp_connect, p->n_tcp_connect * sizeof(*p->tcp_connect));
+		px->tcp_connect[p->n_tcp_connect] = (struct cr_port_range){ CR_PROXY_PORT, CR_PROXY_PORT };
+		px->policy.tcp_connect = px->tcp_connect;
+		px->policy.n_tcp_connect = p->n_tcp_connect + 1;
+	}
+	*ret = TAKE_PTR(px);
+	return 0;
+}
+
+const struct cr_policy *cr_proxy_policy(const struct cr_proxy *px)
+{
+	return &px->policy;
+}
+
+int cr_proxy_sandbox_fd(const struct cr_proxy *px)
+{
+	return px->sandbox_sock;
+}
+
+int cr_proxy_start(struct cr_proxy *px)
+{
+	sigset_t all, old;
+	int r;
+
+	/* From now on the forwarder's copy is the only one: its end means the sandbox's. */
+	closep(&px->sandbox_sock);
+	px->sandbox_sock = -EBADF;
+	/* The driver reads SIGCHLD and the interrupts from a signalfd, on the main thread: none
+	 * may be delivered to a proxy thread. */
+	(void)sigfillset(&all);
+	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
+	r = pthread_create(&px->receiver, NULL, receive_main, px);
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r != 0)
+		return -r;
+	px->started = true;
+	return 0;
+}
+
+static int add(json_object *o, const char *key, json_object *v)
+{
+	if (!v || json_object_object_add(o, key, v) < 0) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int cr_proxy_report(const struct cr_proxy *px, json_object *enforced)
+{
+	json_object *hosts, *o;
+	int r = 0;
+
+	if (!px)
+		return 0;
+	hosts = json_object_new_array();
+	for (char **h = px->shared->hosts; hosts && *h && r == 0; h++)
+		r = json_object_array_add(hosts, json_object_new_string(*h)) < 0 ? -ENOMEM : 0;
+	if (r < 0 || add(enforced, "allow_hosts", hosts) < 0)
+		return -ENOMEM;
+	o = json_object_new_object();
+	if (!o)
+		return -ENOMEM;
+	r = add(o, "address", json_object_new_string(CR_PROXY_ADDRESS));
+	r = r ?: add(o, "allowed", json_object_new_int64(atomic_load(&px->shared->allowed)));
+	r = r ?: add(o, "denied", json_object_new_int64(atomic_load(&px->shared->denied)));
+	r = r ?: add(o, "failed", json_object_new_int64(atomic_load(&px->shared->failed)));
+	if (r < 0) {
+		json_object_put(o);
+		return r;
+	}
+	return add(enforced, "proxy", o);
+}
+
+struct cr_proxy *cr_proxy_free(struct cr_proxy *px)
+{
+	if (!px)
+		return NULL;
+	if (px->shared)
+		(void)eventfd_write(px->shared->stop_fd, 1);
+	if (px->started)
+		(void)pthread_join(px->receiver, NULL);
+	closep(&px->sock);
+	closep(&px->sandbox_sock);
+	shared_unref(px->shared);
+	strv_freep(&px->env);
+	free(px->tcp_connect);
+	free(px);
+	return NULL;
+}
+
+/* --- the forwarder, in the sandbox ------------------------------------------------------------ */
+
+int cr_proxy_listen(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(CR_PROXY_PORT),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	_cleanup_close_ int fd = -EBADF;
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return negative_errno();
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 128) < 0)
+		return negative_errno();
+	return TAKE_FD(fd);
+}
+
+static int send_fd(int sock, int fd)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctl = {};
+	char byte = 'c';
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+			    .msg_controllen = sizeof(ctl.buf) };
+	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = SCM_RIGHTS;
+	h->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(h), &fd, sizeof(int));
+	while (sendmsg(sock, &m, MSG_NOSIGNAL) < 0)
+		if (errno != EINTR)
+			return negative_errno();
+	return 0;
+}
+
+/* Close every descriptor but @a and @b (stdin, stdout and stderr too). */
+static int keep_only(int a, int b)
+{
+	unsigned lo = (unsigned)(a < b ? a : b), hi = (unsigned)(a < b ? b : a);
+
+	if (lo > 0 && syscall(SYS_close_range, 0, lo - 1, 0) < 0)
+		return negative_errno();
+	if (hi > lo + 1 && syscall(SYS_close_range, lo + 1, hi - 1, 0) < 0)
+		return negative_errno();
+	if (syscall(SYS_close_range, hi + 1, ~0u, 0) < 0)
+		return negative_errno();
+	return 0;
+}
+
+/* accept() errors that concern one connection only (accept(2): "treat them like EAGAIN"). */
+static bool accept_retry(int err)
+{
+	static const int errs[] = { EINTR,	 EAGAIN, ECONNABORTED, EPROTO,	     ENETDOWN,
+				    ENOPROTOOPT, EHOSTDOWN, ENONET,    EHOSTUNREACH, EOPNOTSUPP,
+				    ENETUNREACH };
+
+	for (size_t i = 0; i < ELEMENTSOF(errs); i++)
+		if (err == errs[i])
+			return true;
+	return false;
+}
+
+/* The whole forwarder: it parses nothing and decides nothing. It ignores the signals pid 1
+ * forwards (an interrupt for the command must not take the network away from it), runs under the
+ * command's syscall filter, and ends with the sandbox's pid namespace, when corral's end of the
+ * socketpair is gone, or at an error that is not about one connection. */
+static _Noreturn void forwarder_main(int listen_fd, int sock_fd, const struct cr_seccomp *filter)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	sigset_t none;
+
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			(void)sigaction(sig, &ign, NULL);
+	(void)sigemptyset(&none);
+	(void)sigprocmask(SIG_SETMASK, &none, NULL);
+	(void)prctl(PR_SET_NAME, "corral-proxy", 0, 0, 0);
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 || keep_only(listen_fd, sock_fd) < 0 ||
+	    cr_seccomp_install(filter) < 0)
+		_exit(1);
+	for (;;) {
+		int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC), r;
+
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM))
+			(void)nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
+		else if (fd < 0 && !accept_retry(errno))
+			_exit(1);
+		if (fd < 0)
+			continue;
+		r = send_fd(sock_fd, fd);
+		(void)close(fd);
+		if (r == -EPIPE || r == -ECONNREFUSED || r == -ENOTCONN || r == -ECONNRESET)
+			_exit(0); /* corral's proxy is gone */
+	}
+}
+
+pid_t cr_proxy_fork_forwarder(int listen_fd, int sock_fd, const struct cr_seccomp *filter)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return negative_errno();
+	if (pid == 0)
+		forwarder_main(listen_fd, sock_fd, filter);
+	return pid;
+}

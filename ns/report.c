@@ -11,6 +11,7 @@
 #include "macro.h"
 #include "mount-plan.h"
 #include "ns.h"
+#include "proxy.h"
 #include "seccomp/seccomp.h"
 
 static const unsigned long all_ns[] = {
@@ -154,7 +155,8 @@ int cr_ns_report(const struct cr_run *run, json_object *o)
 	r = r ?: add(o, "uid_map", id_pair(m->inside_uid, m->outside_uid));
 	r = r ?: add(o, "gid_map", id_pair(m->inside_gid, m->outside_gid));
 	r = r ?: add(o, "network", json_object_new_string(cr_net_mode_to_string(p->net)));
-	r = r ?: add(o, "loopback", json_object_new_boolean(p->net == CR_NET_NONE));
+	r = r ?: add(o, "loopback", json_object_new_boolean(p->net != CR_NET_HOST));
+	r = r ?: cr_proxy_report(cr_ns_run_proxy(run), o); /* allow_hosts: the list, the proxy */
 	r = r ?: add(o, "root", json_object_new_string("tmpfs+pivot_root"));
 	r = r ?: add(o, "read_only", plan_paths(plan, SHOWN_RO));
 	r = r ?: add(o, "writable", plan_paths(plan, SHOWN_RW));

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "macro.h"
 #include "net.h"
+#include "proxy.h"
 
 /* Where the new root is assembled. It is mounted over in the child's own mount namespace only, and
  * every source is opened before, so nothing under the host's /tmp is hidden from the plan. */
@@ -148,9 +149,23 @@ static int stage_remount_ro(struct cr_child_ctx *ctx)
 
 static int stage_loopback(struct cr_child_ctx *ctx)
 {
-	if (ctx->policy->net != CR_NET_NONE)
+	int r;
+
+	if (ctx->policy->net == CR_NET_HOST)
 		return 0;
-	return cr_net_loopback_up();
+	r = cr_net_loopback_up();
+	if (r < 0 || ctx->policy->net != CR_NET_HOSTS)
+		return r;
+	/* allow_hosts: the proxy's listener, bound now, before Landlock (--tcp-bind) may forbid it.
+	 * The forwarder that serves it is forked after the last stage (cr_child_main()). */
+	r = cr_proxy_listen();
+	if (r < 0) {
+		(void)snprintf(ctx->detail, sizeof(ctx->detail), "the proxy's listener on %s",
+			       CR_PROXY_ADDRESS);
+		return r;
+	}
+	ctx->proxy_listen_fd = r;
+	return 0;
 }
 
 static int stage_hostname(struct cr_child_ctx *ctx)

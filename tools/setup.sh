@@ -22,12 +22,12 @@ fi
 
 # Build: compiler, meson, the libraries corral links (libmd: SHA-256 for the seccomp cache),
 # scdoc for the man page.
-# Tests: cmocka, util-linux (setpriv, script, flock), procps (pgrep), python3 (JSON checks),
+# Tests: cmocka, util-linux (setpriv, script, flock), procps (pgrep), python3 and jq (JSON checks),
 # iproute2; make and git (with gcc and python3, the seccomp suite's ordinary workloads); the vm
 # suite: qemu-system-x86, busybox-static (the guest's userland), cpio.
 packages=(gcc meson ninja-build pkg-config libmnl-dev libseccomp-dev libcap-ng-dev libinih-dev
 	libbsd-dev libmd-dev libjson-c-dev scdoc libcmocka-dev util-linux procps python3 iproute2
-	make git qemu-system-x86 busybox-static cpio)
+	jq make git qemu-system-x86 busybox-static cpio)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -109,7 +109,7 @@ one_line_error() {
 }
 
 VERSION=$("$CORRAL" --version | sed -n 's/^corral //p')
-STATUS_KEYS=version,corral_version,driver,command,outcome,exit_code,signal,signal_name,timed_out,oom_killed,pids_limit_hit,duration_ms,degraded,enforced,error
+STATUS_KEYS=version,corral_version,driver,command,outcome,exit_code,signal,signal_name,timed_out,oom_killed,pids_limit_hit,duration_ms,degraded,enforced,error,profile,session,decision,grant,request
 # The command's environment without --setenv/--keep-env, as JSON array items, in its order.
 BASE_ENV='"PATH"'
 [ -z "${TERM+x}" ] || BASE_ENV+=',"TERM"'
@@ -270,7 +270,7 @@ for mode in $MODES; do
 	bad "a missing --ro path" "--ro '$ws/nope': no such file or directory" --ro "$ws/nope"
 	bad "an unknown option" "unknown option '--bogus'" --bogus
 	bad "an ambiguous abbreviation (--h)" "unknown option '--h'" --h x
-	bad "--net=bogus" "--net: unknown mode 'bogus' (expected none or host)" --net=bogus
+	bad "--net=bogus" "--net: unknown mode 'bogus' (expected none or host;" --net=bogus
 	bad "--keep-fd of a closed descriptor" "--keep-fd 9: descriptor 9 is not open" --keep-fd 9
 	bad "--keep-fd that is not a number" "--keep-fd: 'x' is not a descriptor number" --keep-fd x
 	bad "--keep-env with =" "--keep-env: 'A=B' is not a variable name" --keep-env A=B

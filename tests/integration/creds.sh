@@ -18,7 +18,7 @@ idmap='awk '"'"'{ printf "%s%s %s %s", (NR > 1 ? ";" : ""), $1, $2, $3 }'"'"' '
 # The command of MODE on the host: how we run a host-side control as the same user.
 as_prefix() {
 	if [ "$1" = user ] && [ "$(id -u)" -eq 0 ]; then
-		printf '%s ' setpriv --reuid=65534 --regid=65534 --clear-groups --
+		printf '%s ' "${AS_USER[@]}"
 	fi
 }
 
@@ -137,7 +137,7 @@ for mode in $MODES; do
 		pre=$(as_prefix "$mode")
 		printf '%s\n' "cd $(printf %q "$ws")" \
 			"$pre$(printf %q "$PROBE") tiocsti 0; r=\$?; echo; echo host_tiocsti=\$r" \
-			"$pre$(printf '%q ' "$CORRAL" run --workspace "$ws" --ro "$BIN" -- sh -c \
+			"$pre$(printf '%q ' "$CORRAL" run --workspace "$ws" --ro "$BIN" --grant once -- sh -c \
 				'"$0" tiocsti 0; echo tiocsti=$?; "$0" isatty 0; echo isatty=$?; "$0" read /dev/tty; echo devtty=$?' \
 				"$PROBE")" \
 			"echo rc=\$?" >"$CR_TMP/tty.sh"

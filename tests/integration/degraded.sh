@@ -31,7 +31,7 @@ json() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(e
 dsb() {
 	local mode=$1 ws=$2
 	shift 2
-	OUT=$(cd "$ws" && as "$mode" timeout -k 5 30 "$PEER" deny-userns -- "$CORRAL" run --allow-degraded \
+	OUT=$(cd "$ws" && as "$mode" timeout -k 5 30 "$PEER" deny-userns -- "$CORRAL" run --grant once --allow-degraded \
 		--workspace "$ws" --ro "$BIN" "$@" 2>"$CR_TMP/stderr")
 	RC=$?
 	ERR=$(<"$CR_TMP/stderr")

@@ -286,7 +286,7 @@ for mode in $MODES; do
 	mkfifo "$ws/fifo"
 	give "$mode" "$ws/fifo"
 	start=$SECONDS
-	(cd "$ws" && as "$mode" timeout -k 1 2 "$CORRAL" run --workspace "$ws" --ro "$BIN" \
+	(cd "$ws" && as "$mode" timeout -k 1 2 "$CORRAL" run --workspace "$ws" --ro "$BIN" --grant once \
 		--hide "$ws/fifo" -- "$PROBE" read "$ws/fifo" >"$CR_TMP/stdout" 2>"$CR_TMP/stderr")
 	RC=$?
 	# Whatever still waits to open the FIFO for writing gets it now, and goes on.

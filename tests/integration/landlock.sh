@@ -43,7 +43,7 @@ json() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(e
 hsb() {
 	local mode=$1 ws=$2
 	shift 2
-	OUT=$(cd "$ws" && as "$mode" "$HOOKS" run --workspace "$ws" --ro "$BIN" "$@" 2>"$CR_TMP/stderr")
+	OUT=$(cd "$ws" && as "$mode" "$HOOKS" run --workspace "$ws" --ro "$BIN" --grant once "$@" 2>"$CR_TMP/stderr")
 	RC=$?
 	ERR=$(<"$CR_TMP/stderr")
 }
@@ -75,7 +75,7 @@ for mode in $MODES; do
 	res "$mode: positive control: with --landlock=off the same mount lets the write through (so the EACCES was Landlock's)" \
 		rw=0 ro=0 ctl=0 host_made=1 RC=0
 	rm -f "$rw/made"
-	OUT=$(cd "$ws" && CORRAL_TEST_LANDLOCK_OMIT=$rw as "$mode" "$CORRAL" run --workspace "$ws" --ro "$BIN" --rw "$rw" --ro "$ro" -- sh -c "$script" "$PROBE" "$rw" "$ro" "$ws" 2>"$CR_TMP/stderr")
+	OUT=$(cd "$ws" && CORRAL_TEST_LANDLOCK_OMIT=$rw as "$mode" "$CORRAL" run --workspace "$ws" --ro "$BIN" --grant once --rw "$rw" --ro "$ro" -- sh -c "$script" "$PROBE" "$rw" "$ro" "$ws" 2>"$CR_TMP/stderr")
 	RC=$?
 	ERR=$(<"$CR_TMP/stderr")
 	fact quiet test -z "$ERR"
@@ -88,7 +88,7 @@ for mode in $MODES; do
 	echo secret >"$outside/file"
 	: >"$outside/log"
 	give "$mode" "$outside"
-	(cd "$ws" && as "$mode" "$CORRAL" run --workspace "$ws" --ro "$BIN" --keep-fd 5 -- sh -c '
+	(cd "$ws" && as "$mode" "$CORRAL" run --workspace "$ws" --ro "$BIN" --grant once --keep-fd 5 -- sh -c '
 		ls / >/dev/null; echo ls_root=$?
 		printf "#!/bin/sh\necho ran\n" >"$1/tool.sh" && chmod +x "$1/tool.sh"; echo exec=$("$1/tool.sh")
 		mkdir "$1/d1" "$1/d2" && "$0" write "$1/d1/a" && ln "$1/d1/a" "$1/d2/a"; echo refer=$?

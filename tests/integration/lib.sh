@@ -45,6 +45,17 @@ else
 	MODES="user"
 fi
 
+# Each mode keeps its corral state (audit ledger, sessions) and profiles in the suite's own
+# directories, never in the invoking user's home. AS_USER runs a command as the unprivileged user.
+export XDG_STATE_HOME=$CR_TMP/state-$(id -u) XDG_CONFIG_HOME=$CR_TMP/config-$(id -u)
+mkdir -p -m 0700 "$XDG_STATE_HOME" "$XDG_CONFIG_HOME"
+AS_USER=(setpriv --reuid=65534 --regid=65534 --clear-groups --
+	env XDG_STATE_HOME="$CR_TMP/state-65534" XDG_CONFIG_HOME="$CR_TMP/config-65534")
+if [ "$(id -u)" -eq 0 ]; then
+	mkdir -p -m 0700 "$CR_TMP/state-65534" "$CR_TMP/config-65534"
+	chown 65534:65534 "$CR_TMP/state-65534" "$CR_TMP/config-65534"
+fi
+
 ok() {
 	CR_TEST_N=$((CR_TEST_N + 1))
 	echo "ok $CR_TEST_N - $*"
@@ -87,7 +98,7 @@ as() {
 	local mode=$1
 	shift
 	if [ "$mode" = user ] && [ "$(id -u)" -eq 0 ]; then
-		setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
+		"${AS_USER[@]}" "$@"
 	else
 		"$@"
 	fi
@@ -99,7 +110,7 @@ as() {
 sandbox() {
 	local mode=$1 ws=$2
 	shift 2
-	(cd "$ws" && as "$mode" "$CORRAL" run --workspace "$ws" --ro "$BIN" "$@")
+	(cd "$ws" && as "$mode" "$CORRAL" run --workspace "$ws" --ro "$BIN" --grant once "$@")
 }
 
 # The uid the sandbox runs as on the host in MODE (root mode maps to 65534 by default).

@@ -35,7 +35,7 @@ sbj() {
 	local m=$1 ws=$2
 	shift 2
 	rm -f "$ST"
-	OUT=$(cd "$ws" && as "$m" "$CORRAL" run --workspace "$ws" --ro "$BIN" --json-status fd:3 "$@" \
+	OUT=$(cd "$ws" && as "$m" "$CORRAL" run --workspace "$ws" --ro "$BIN" --grant once --json-status fd:3 "$@" \
 		3>"$ST" 2>"$CR_TMP/stderr")
 	RC=$?
 	ERR=$(<"$CR_TMP/stderr")
@@ -169,7 +169,7 @@ for m in $MODES; do
 	launchers=()
 	for ((i = 0; i < 100; i++)); do
 		if [ "$m" = user ] && [ "$(id -u)" -eq 0 ]; then
-			(cd "$ws" && exec setpriv --reuid=65534 --regid=65534 --clear-groups -- "$CORRAL" run \
+			(cd "$ws" && exec "${AS_USER[@]}" "$CORRAL" run \
 				--workspace "$ws" --memory 64M -- true) &
 		else
 			(cd "$ws" && exec "$CORRAL" run --workspace "$ws" --memory 64M -- true) &

@@ -36,10 +36,10 @@ sb() {
 	local mode=$1 ws=$2 pre=()
 	shift 2
 	if [ "$mode" = user ] && [ "$(id -u)" -eq 0 ]; then
-		pre=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+		pre=("${AS_USER[@]}")
 	fi
 	(cd "$ws" && exec timeout -k 5 20 "${pre[@]}" "${SB_WRAP[@]}" \
-		"$CORRAL" run --workspace "$ws" --ro "$BIN" "$@") >"$SB_OUT" 2>"$SB_ERR"
+		"$CORRAL" run --workspace "$ws" --ro "$BIN" --grant once "$@") >"$SB_OUT" 2>"$SB_ERR"
 	SB_RC=$?
 }
 
@@ -152,7 +152,7 @@ test_host_net() {
 test_no_userns() {
 	local m=$1 ws=$2 pre=() doctor doctor_rc
 	if [ "$m" = user ] && [ "$(id -u)" -eq 0 ]; then
-		pre=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+		pre=("${AS_USER[@]}")
 	fi
 	if ! as "$m" unshare --user true 2>/dev/null; then
 		skip "$m: without user namespaces corral exits 125 and runs nothing" "unshare --user fails here even without the filter"

@@ -49,12 +49,12 @@ sb_start() {
 	local mode=$1 ws=$2 pre=()
 	shift 2
 	if [ "$mode" = user ] && [ "$(id -u)" -eq 0 ]; then
-		pre=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+		pre=("${AS_USER[@]}")
 	fi
 	# bash starts background jobs with SIGINT and SIGQUIT ignored; a foreground corral has them
 	# at their defaults.
 	(cd "$ws" && exec env --default-signal=INT,QUIT ${SB_NOHUP:+--ignore-signal=HUP} "${pre[@]}" \
-		"$CORRAL" run --workspace "$ws" --ro "$BIN" "$@") >"$SB_OUT" 2>"$SB_ERR" &
+		"$CORRAL" run --workspace "$ws" --ro "$BIN" --grant once "$@") >"$SB_OUT" 2>"$SB_ERR" &
 	SB_PID=$!
 }
 

@@ -20,6 +20,8 @@
 #include "env.h"
 #include "path-util.h"
 #include "policy.h"
+#include "capability.h"
+#include "profile.h"
 
 /* A scratch tree, canonical, made fresh for every test:
  *   base/ws/  base/ws/sub/  base/ws2/  base/other/  base/file  base/link -> ws */
@@ -742,6 +744,173 @@ static void test_home_fallback(void **state)
 	cr_policy_done(&p);
 }
 
+/* ---- cr_policy_build_from: a profile under the options ---- */
+
+static const char *const no_system[] = { "/usr", NULL };
+
+static void profile_from(const char *text, struct cr_profile *prof)
+{
+	struct cr_profile_dirs dirs = { .home = "/home/tester" };
+	char msg[512] = "";
+	int r = cr_profile_parse(text, strlen(text), "t", "t.ini", &dirs, prof, msg, sizeof(msg));
+
+	if (r < 0)
+		print_error("cr_profile_parse: %s\n", msg);
+	assert_int_equal(r, 0);
+}
+
+static int build_from(const struct cr_run_options *o, const struct cr_profile *prof,
+		      const char *session_ws, struct cr_policy *p, struct cr_capability *req,
+		      struct cr_capability *base, char *msg, size_t size)
+{
+	struct cr_policy_input in = {
+		.opts = o,
+		.profile = prof,
+		.session_workspace = session_ws,
+		.system_paths = no_system,
+		.host_env = host_env,
+	};
+
+	return cr_policy_build_from(&in, p, req, base, msg, size);
+}
+
+/* The profile's values apply where no option is given; options win; the request holds what the
+ * options ask for, and only that. */
+static void test_profile_under_options(void **state)
+{
+	struct fixture *f = *state;
+	struct cr_run_options o = default_opts();
+	struct cr_capability req, base;
+	struct cr_cli_path paths[2];
+	struct cr_profile prof;
+	struct cr_policy p;
+	char text[2 * PATH_MAX + 256], msg[512];
+
+	(void)snprintf(text, sizeof(text),
+		       "[filesystem]\nread = %s\nwrite = %s\n[process]\nspawn = no\n[limits]\n"
+		       "pids = 100\ntimeout = 5\n[security]\nseccomp = strict\n",
+		       f->other, f->ws2);
+	profile_from(text, &prof);
+	o.workspace = f->ws;
+	assert_int_equal(build_from(&o, &prof, NULL, &p, &req, &base, msg, sizeof(msg)), 0);
+	assert_int_equal(p.n_paths, 2);
+	assert_true(p.no_spawn);
+	assert_int_equal(p.limits.value[CR_LIMIT_PIDS], 100);
+	assert_int_equal(p.timeout_ms, 5000);
+	assert_int_equal(p.seccomp, CR_SECCOMP_STRICT);
+	assert_false(p.workspace_ro);
+	assert_true(cr_capability_is_within(&req, &base));
+	assert_int_equal(req.n_fs_read + req.n_fs_write, 0);
+	assert_int_equal(base.limit[CR_LIMIT_PIDS], 100);
+	assert_true(base.limit[CR_LIMIT_MEMORY] == CR_LIMIT_INFINITY);
+	assert_int_equal(base.timeout_ms, 5000);
+	assert_int_equal(base.n_fs_write, 2); /* the workspace and ws2 */
+	cr_policy_done(&p);
+	cr_capability_done(&req);
+	cr_capability_done(&base);
+
+	/* --rw of the profile's read path replaces its rule and is asked for; --spawn=yes,
+	 * --pids 200 and --seccomp=default are asked for too. */
+	paths[0] = (struct cr_cli_path){ f->other, CR_PATH_RW };
+	paths[1] = (struct cr_cli_path){ f->file, CR_PATH_RO };
+	o.paths = paths;
+	o.n_paths = 2;
+	o.spawn_set = true;
+	o.no_spawn = false;
+	o.limits.value[CR_LIMIT_PIDS] = 200;
+	o.limits.set[CR_LIMIT_PIDS] = true;
+	o.seccomp_set = true;
+	o.seccomp = CR_SECCOMP_DEFAULT;
+	assert_int_equal(build_from(&o, &prof, NULL, &p, &req, &base, msg, sizeof(msg)), 0);
+	assert_int_equal(p.n_paths, 3);
+	for (size_t i = 0; i < p.n_paths; i++)
+		if (strcmp(p.paths[i].path, f->other) == 0)
+			assert_int_equal(p.paths[i].access, CR_PATH_RW);
+	assert_false(p.no_spawn);
+	assert_int_equal(p.limits.value[CR_LIMIT_PIDS], 200);
+	assert_int_equal(p.seccomp, CR_SECCOMP_DEFAULT);
+	assert_false(cr_capability_is_within(&req, &base));
+	assert_int_equal(req.n_fs_write, 1);
+	assert_string_equal(req.fs_write[0], f->other);
+	assert_int_equal(req.n_fs_read, 1);
+	assert_string_equal(req.fs_read[0], f->file);
+	assert_true(req.spawn);
+	assert_int_equal(req.limit[CR_LIMIT_PIDS], 200);
+	assert_int_equal(req.unconfined, CR_UNCONFINED_SECCOMP);
+	cr_policy_done(&p);
+	cr_capability_done(&req);
+	cr_capability_done(&base);
+	cr_profile_done(&prof);
+}
+
+/* workspace = ro shows it read-only; --rw of it asks for writing and makes it writable. */
+static void test_profile_workspace_ro(void **state)
+{
+	struct fixture *f = *state;
+	struct cr_run_options o = default_opts();
+	struct cr_capability req, base;
+	struct cr_cli_path paths[1];
+	struct cr_profile prof;
+	struct cr_policy p;
+	char msg[512];
+
+	profile_from("[filesystem]\nworkspace = ro\n[network]\nmode = all\n", &prof);
+	o.workspace = f->ws;
+	assert_int_equal(build_from(&o, &prof, NULL, &p, &req, &base, msg, sizeof(msg)), 0);
+	assert_true(p.workspace_ro);
+	assert_int_equal(p.net, CR_NET_HOST);
+	assert_true(base.timeout_ms == UINT64_MAX); /* no timeout in the profile: any --timeout */
+	assert_int_equal(base.n_fs_write, 0);
+	cr_policy_done(&p);
+	cr_capability_done(&req);
+	cr_capability_done(&base);
+	paths[0] = (struct cr_cli_path){ f->link, CR_PATH_RW }; /* the workspace, spelled otherwise */
+	o.paths = paths;
+	o.n_paths = 1;
+	o.net_set = true; /* --net=none: takes away, asks for nothing */
+	assert_int_equal(build_from(&o, &prof, NULL, &p, &req, &base, msg, sizeof(msg)), 0);
+	assert_false(p.workspace_ro);
+	assert_int_equal(p.n_paths, 0);
+	assert_int_equal(p.net, CR_NET_NONE);
+	assert_int_equal(req.n_fs_write, 1);
+	assert_string_equal(req.fs_write[0], f->ws);
+	assert_int_equal(req.net, CR_NETCAP_NONE);
+	cr_policy_done(&p);
+	cr_capability_done(&req);
+	cr_capability_done(&base);
+	cr_profile_done(&prof);
+}
+
+/* With a session, the workspace defaults to the session's and --cwd must lie inside it. */
+static void test_session_workspace_and_cwd(void **state)
+{
+	struct fixture *f = *state;
+	struct cr_run_options o = default_opts();
+	struct cr_profile prof;
+	struct cr_policy p = { .workspace = (char *)"untouched" };
+	char msg[512] = "", outside[PATH_MAX];
+
+	profile_from("[profile]\n", &prof);
+	assert_int_equal(chdir(f->base), 0);
+	assert_int_equal(build_from(&o, &prof, f->ws, &p, NULL, NULL, msg, sizeof(msg)), 0);
+	assert_string_equal(p.workspace, f->ws);
+	assert_string_equal(p.cwd, f->ws);
+	cr_policy_done(&p);
+	o.cwd = f->sub;
+	assert_int_equal(build_from(&o, &prof, f->ws, &p, NULL, NULL, msg, sizeof(msg)), 0);
+	assert_string_equal(p.cwd, f->sub);
+	cr_policy_done(&p);
+	join(outside, f->sub, "../../ws2");
+	o.cwd = outside;
+	p.workspace = (char *)"untouched";
+	assert_int_equal(build_from(&o, &prof, f->ws, &p, NULL, NULL, msg, sizeof(msg)), -EINVAL);
+	assert_non_null(strstr(msg, "inside the session's workspace"));
+	assert_string_equal(p.workspace, "untouched");
+	o.cwd = f->ws2; /* "/ws2" is not inside "/ws" though it starts with it */
+	assert_int_equal(build_from(&o, &prof, f->ws, &p, NULL, NULL, msg, sizeof(msg)), -EINVAL);
+	cr_profile_done(&prof);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -776,6 +945,9 @@ int main(void)
 		T(test_hostname),
 		T(test_keep_fd),
 		T(test_home_fallback),
+		T(test_profile_under_options),
+		T(test_profile_workspace_ro),
+		T(test_session_workspace_and_cwd),
 	};
 
 	return cmocka_run_group_tests_name("policy", tests, NULL, NULL);

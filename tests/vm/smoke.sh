@@ -34,7 +34,7 @@ as() {
 sb() {
 	mode=$1 ws=$2
 	shift 2
-	OUT=$(cd "$ws" && as "$mode" timeout 60 corral run --workspace "$ws" "$@" </dev/null 2>"$T/err")
+	OUT=$(cd "$ws" && as "$mode" timeout 60 corral run --grant once --workspace "$ws" "$@" </dev/null 2>"$T/err")
 	RC=$?
 	ERR=$(cat "$T/err")
 }

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/* The built-in profiles, as INI text parsed by the same parser as a user's file (profile.c), so
+ * that `corral profile show NAME --ini` prints exactly what is in force and a user can start a
+ * profile of their own from it. Every built-in keeps seccomp on and never shows the host root. */
+#include <string.h>
+
+#include "profile.h"
+
+/* Package and build caches, shown writable when they exist: a build reuses what it downloaded
+ * or compiled before instead of failing (no network) or starting over. */
+#define CACHES                                                                                     \
+	"write_if_exists = ~/.cache\n"                                                             \
+	"write_if_exists = ~/.cargo/registry\n"                                                    \
+	"write_if_exists = ~/.cargo/git\n"                                                         \
+	"write_if_exists = ~/.npm\n"                                                               \
+	"write_if_exists = ~/.m2/repository\n"                                                     \
+	"write_if_exists = ~/.gradle/caches\n"                                                     \
+	"write_if_exists = ~/go/pkg/mod\n"                                                         \
+	"write_if_exists = ~/.ccache\n"
+
+static const char strict_text[] =
+	"# corral built-in profile: strict\n"
+	"[profile]\n"
+	"description = The command runs alone: workspace read-only, no network, no child processes, strict seccomp\n"
+	"\n"
+	"[filesystem]\n"
+	"workspace = ro\n"
+	"\n"
+	"[network]\n"
+	"mode = none\n"
+	"\n"
+	"[process]\n"
+	"spawn = no\n"
+	"\n"
+	"[security]\n"
+	"seccomp = strict\n"
+	"landlock = best-effort\n";
+
+static const char workspace_text[] =
+	"# corral built-in profile: workspace (the default)\n"
+	"[profile]\n"
+	"description = The default: workspace read-write, the system read-only, no network\n"
+	"\n"
+	"[filesystem]\n"
+	"workspace = rw\n"
+	"\n"
+	"[network]\n"
+	"mode = none\n"
+	"\n"
+	"[process]\n"
+	"spawn = yes\n"
+	"\n"
+	"[security]\n"
+	"seccomp = default\n"
+	"landlock = best-effort\n";
+
+static const char ci_text[] =
+	"# corral built-in profile: ci\n"
+	"[profile]\n"
+	"description = Builds and tests: workspace and build caches writable, no network, limits that must be enforced\n"
+	"\n"
+	"[filesystem]\n"
+	"workspace = rw\n" CACHES
+	"\n"
+	"[network]\n"
+	"mode = none\n"
+	"\n"
+	"[process]\n"
+	"spawn = yes\n"
+	"\n"
+	"[limits]\n"
+	"pids = 1024\n"
+	"memory = 4G\n"
+	"timeout = 3600\n"
+	"enforce = required\n"
+	"\n"
+	"[security]\n"
+	"seccomp = default\n"
+	"landlock = best-effort\n";
+
+static const char power_user_text[] =
+	"# corral built-in profile: power_user\n"
+	"[profile]\n"
+	"description = Development: workspace and package caches writable, network only to code hosts and package registries\n"
+	"\n"
+	"[filesystem]\n"
+	"workspace = rw\n" CACHES
+	"write_if_exists = ~/.local/share/pnpm\n"
+	"\n"
+	"[network]\n"
+	"mode = allow_hosts\n"
+	"allow_host = github.com\n"
+	"allow_host = *.github.com\n"
+	"allow_host = *.githubusercontent.com\n"
+	"allow_host = gitlab.com\n"
+	"allow_host = pypi.org\n"
+	"allow_host = files.pythonhosted.org\n"
+	"allow_host = registry.npmjs.org\n"
+	"allow_host = registry.yarnpkg.com\n"
+	"allow_host = crates.io\n"
+	"allow_host = index.crates.io\n"
+	"allow_host = static.crates.io\n"
+	"allow_host = proxy.golang.org\n"
+	"allow_host = sum.golang.org\n"
+	"allow_host = deb.debian.org\n"
+	"allow_host = security.debian.org\n"
+	"\n"
+	"[process]\n"
+	"spawn = yes\n"
+	"\n"
+	"[security]\n"
+	"seccomp = default\n"
+	"landlock = best-effort\n";
+
+static const char autonomous_text[] =
+	"# corral built-in profile: autonomous\n"
+	"[profile]\n"
+	"description = Unattended agents: workspace and caches writable, the whole network; never the host root, seccomp on\n"
+	"\n"
+	"[filesystem]\n"
+	"workspace = rw\n" CACHES
+	"\n"
+	"[network]\n"
+	"mode = all\n"
+	"\n"
+	"[process]\n"
+	"spawn = yes\n"
+	"\n"
+	"[security]\n"
+	"seccomp = default\n"
+	"landlock = best-effort\n";
+
+const char *const cr_profile_builtin_names[] = {
+	"strict", "workspace", "ci", "power_user", "autonomous", NULL,
+};
+
+/* In the order of cr_profile_builtin_names. */
+static const char *const builtin_texts[] = {
+	strict_text, workspace_text, ci_text, power_user_text, autonomous_text,
+};
+
+const char *cr_profile_builtin_text(const char *name)
+{
+	for (size_t i = 0; name && cr_profile_builtin_names[i]; i++)
+		if (strcmp(name, cr_profile_builtin_names[i]) == 0)
+			return builtin_texts[i];
+	return NULL;
+}
