@@ -14,6 +14,7 @@
 #include "gate.h"
 #include "log.h"
 #include "macro.h"
+#include "path-util.h"
 #include "policy.h"
 #include "run.h"
 #include "status.h"
@@ -188,6 +189,82 @@ static int hand_over_workspace(const struct cr_policy *p, char *msg, size_t size
 	return 0;
 }
 
+/* Canonical form of @path even when it does not exist yet: its nearest existing ancestor
+ * resolved, the rest appended. */
+static int canonical_maybe_missing(const char *path, char **ret)
+{
+	_cleanup_free_ char *head = strdup(path), *canon = NULL;
+	char *slash;
+
+	if (!head)
+		return -ENOMEM;
+	while (cr_path_canonicalize(head, &canon) < 0) {
+		slash = strrchr(head, '/');
+		if (!slash || slash == head)
+			return -ENOENT;
+		*slash = '\0';
+	}
+	if (asprintf(ret, "%s%s", strcmp(canon, "/") == 0 ? "" : canon, path + strlen(head)) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Could the sandbox's uid write @path? Only a question when root started corral: the sandbox
+ * then runs as p->uid, and a path of root's that others cannot write is safe as it is (and a bind
+ * of a 0700 directory of root's would fail in the sandbox). */
+static bool sandbox_can_write(const struct cr_policy *p, const char *path)
+{
+	struct stat st;
+
+	if (geteuid() != 0 || stat(path, &st) < 0)
+		return true;
+	return st.st_uid == p->uid || (st.st_mode & S_IWOTH) ||
+	       (st.st_gid == p->gid && (st.st_mode & S_IWGRP));
+}
+
+/* The profiles, the state directory (sessions, grants, the ledger) and the ledger must not be
+ * writable by the command, or it could widen the policy of the runs after it. */
+static int protect_own_files(struct cr_policy *p, const struct cr_gate *g, char *msg,
+			     size_t size)
+{
+	_cleanup_free_ char *config = NULL, *state = NULL;
+	const char *paths[3] = { NULL, NULL, g->audit_path };
+	int r = 0;
+
+	if (g->dirs.user_dir) {
+		config = strdup(g->dirs.user_dir);
+		if (!config)
+			return -ENOMEM;
+		*strrchr(config, '/') = '\0'; /* .../corral/profiles -> .../corral */
+		paths[0] = config;
+	}
+	if (!g->state_dir && cr_state_dir(environ, &state) == 0)
+		paths[1] = state;
+	else
+		paths[1] = g->state_dir;
+	for (size_t i = 0; i < ELEMENTSOF(paths) && r >= 0; i++) {
+		_cleanup_free_ char *canon = NULL;
+
+		if (!paths[i] || canonical_maybe_missing(paths[i], &canon) < 0 ||
+		    !cr_policy_writable(p, canon))
+			continue;
+		/* Missing: root's corral refuses profiles and state of another uid, so what the
+		 * sandbox (another uid) might create there is refused; a user's sandbox runs as the
+		 * user, so the directory is made now and shown read-only. */
+		if (access(canon, F_OK) < 0 && (geteuid() == 0 || cr_state_mkdir(canon, msg, size) < 0)) {
+			if (geteuid() == 0)
+				continue;
+			return -EPERM;
+		}
+		if (!sandbox_can_write(p, canon))
+			continue; /* root's files, out of reach of the sandbox's uid */
+		r = cr_policy_protect(p, canon);
+		if (r > 0)
+			cr_debug("%s is inside what the command may write: shown read-only", canon);
+	}
+	return r < 0 ? -ENOMEM : 0;
+}
+
 /* The profile, the session, the ledger, then the policy on top of the profile, and the
  * decision on what the options ask for beyond it. */
 static int build(struct cr_run_options *o, struct cr_policy *p, struct run_state *s)
@@ -214,6 +291,8 @@ static int build(struct cr_run_options *o, struct cr_policy *p, struct run_state
 	r = cr_policy_build_from(&in, p, &s->gate.request, &s->gate.baseline, msg, sizeof(msg));
 	if (r >= 0 && in.session_workspace && in.is_root)
 		r = hand_over_workspace(p, msg, sizeof(msg));
+	if (r >= 0)
+		r = protect_own_files(p, &s->gate, msg, sizeof(msg));
 	if (r >= 0)
 		r = cr_gate_decide(&s->gate, o, msg, sizeof(msg));
 	if (r < 0) {

@@ -763,6 +763,7 @@ static void start_conn(struct shared *s, int fd)
 
 	if (atomic_fetch_add(&s->active, 1) >= MAX_CONNS) {
 		atomic_fetch_sub(&s->active, 1);
+		atomic_fetch_add(&s->failed, 1);
 		(void)send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 		(void)close(fd);
 		return;

@@ -35,7 +35,7 @@ int cr_proxy_start(struct cr_proxy *px);
 /* Add "allow_hosts" (the list) and "proxy" to @enforced: {"address": "127.0.0.1:3128",
  * "allowed": connections served, "denied": refused by allow_hosts (403: a host not listed, or one
  * that resolves only to host-local addresses), "failed": malformed requests and hosts that could
- * not be resolved or reached (400, 408, 431, 502, 504)}. @px may be NULL: nothing is added.
+ * not be resolved or reached, and connections over the limit (400, 408, 431, 502, 503, 504)}. @px may be NULL: nothing is added.
  * 0 or -ENOMEM. */
 int cr_proxy_report(const struct cr_proxy *px, struct json_object *enforced);
 /* Stop receiving, cut every connection in flight and join the receiving thread. A connection

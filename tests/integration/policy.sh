@@ -220,6 +220,30 @@ for mode in $MODES; do
 	is "$mode: a symlinked ledger is refused before the run (125, nothing ran)" \
 		'[ "$RC" = 125 ] && ! grep -qx ran <<<"$OUT"'
 
+	# --- corral's own files inside a writable workspace ----------------------------------
+	# An agent working in its home: the profiles and the state live inside the workspace. The
+	# command must not be able to plant a profile or a grant for the runs after it.
+	home=$(mkws "$mode")
+	OUT=$(cd "$home" && as "$mode" env XDG_CONFIG_HOME="$home/.config" XDG_STATE_HOME="$home/.state" \
+		"$CORRAL" run --grant once --ro "$BIN" -- sh -c '
+		mkdir -p .config/corral/profiles 2>/dev/null
+		printf "[network]\nmode = all\n" >.config/corral/profiles/workspace.ini 2>/dev/null; echo profile=$?
+		echo "{}" >>.state/corral/audit.jsonl 2>/dev/null; echo ledger=$?
+		echo ok >control 2>/dev/null; echo control=$?' 2>&1)
+	RC=$?
+	if [ "$mode" = root ] && [ "$(id -u)" -eq 0 ]; then
+		# root's sandbox runs as 65534: what it plants belongs to 65534, which root's corral
+		# refuses to read as a profile
+		OUT2=$(cd "$home" && env XDG_CONFIG_HOME="$home/.config" XDG_STATE_HOME="$home/.state" \
+			"$CORRAL" run -- true 2>&1)
+		RC2=$?
+		is "$mode: a profile planted by root's sandbox is refused by root's next run (125, ownership)" \
+			'[ "$RC" = 0 ] && grep -qx control=0 <<<"$OUT" && [ "$RC2" = 125 ] && grep -q "owned by uid 65534" <<<"$OUT2"'
+	else
+		is "$mode: the profile directory and the ledger inside the workspace are read-only to the command; the workspace is not" \
+			'[ "$RC" = 0 ] && grep -qx "profile=[1-9]" <<<"$OUT" && grep -qx "ledger=[1-9]" <<<"$OUT" && grep -qx control=0 <<<"$OUT" && [ ! -s "$home/.config/corral/profiles/workspace.ini" ]'
+	fi
+
 	# --- profiles: list, show, errors ----------------------------------------------------
 	OUT=$(as "$mode" "$CORRAL" profile list --json 2>&1)
 	jcheck "$mode: corral profile list has the five built-ins and the user's" \
