@@ -27,6 +27,7 @@
 #define SC_TIOCSTI   0x5412u
 #define SC_TIOCLINUX 0x541cu
 #define SC_TIOCSETD  0x5423u
+#define SC_AF_VSOCK  40u /* AF_VSOCK in <sys/socket.h>, on every architecture */
 /* ioctl's request and personality's argument are 32-bit in the kernel: compare the low word
  * only, so that garbage in the high word cannot slip past an equality test. */
 #define LOW32 0xffffffffu
@@ -119,6 +120,8 @@ static int add_rule(scmp_filter_ctx ctx, const struct cr_sc_rule *rule)
 					     SCMP_A1(SCMP_CMP_MASKED_EQ, LOW32, SC_TIOCLINUX));
 	case CR_SC_TIOCSETD:
 		return seccomp_rule_add(ctx, a, nr, 1, SCMP_A1(SCMP_CMP_MASKED_EQ, LOW32, SC_TIOCSETD));
+	case CR_SC_AF_VSOCK:
+		return seccomp_rule_add(ctx, a, nr, 1, SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, SC_AF_VSOCK));
 	case CR_SC_PERSONALITY:
 		/* libseccomp allows one comparison per argument and rule, and rules are OR-ed: a
 		 * 32-bit value other than all zeros and all ones has a set bit followed

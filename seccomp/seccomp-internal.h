@@ -36,6 +36,7 @@ enum cr_sc_cond {
 	CR_SC_TTY_INJECT,  /* ioctl: request (arg 1, low 32 bits) is TIOCSTI or TIOCLINUX */
 	CR_SC_TIOCSETD,	   /* ioctl: request (arg 1, low 32 bits) is TIOCSETD */
 	CR_SC_PERSONALITY, /* personality: arg 0 (low 32 bits) is neither 0 nor 0xffffffff */
+	CR_SC_AF_VSOCK,	   /* socket: the domain (arg 0, low 32 bits) is AF_VSOCK */
 	_CR_SC_COND_MAX,
 };
 

@@ -57,6 +57,7 @@ static const struct cr_sc_entry admin_set[] = {
 static const struct cr_sc_entry legacy_set[] = { E("uselib"), END };
 static const struct cr_sc_entry personality_set[] = { C("personality", CR_SC_PERSONALITY), END };
 static const struct cr_sc_entry tty_set[] = { C("ioctl", CR_SC_TTY_INJECT), END };
+static const struct cr_sc_entry vsock_set[] = { C("socket", CR_SC_AF_VSOCK), END };
 
 /* strict */
 static const struct cr_sc_entry obsolete_set[] = {
@@ -79,7 +80,7 @@ static const struct cr_sc_entry spawn_set[] = {
 static const char *const default_groups[] = {
 	"@debug", "@mount", "@namespace", "@keyring", "@bpf", "@io-uring", "@userfaultfd",
 	"@file-handle", "@reboot", "@module", "@raw-io", "@swap", "@clock", "@admin", "@legacy",
-	"@personality", "@tty", NULL,
+	"@personality", "@tty", "@vsock", NULL,
 };
 static const char *const strict_groups[] = {
 	"@default", "@obsolete", "@process-inspect", "@cpu-emulation", "@vmsplice", "@fanotify",
@@ -104,6 +105,7 @@ const struct cr_sc_group cr_sc_groups[] = {
 	{ "@legacy", "uselib: load an a.out library", legacy_set, NULL },
 	{ "@personality", "change the execution domain (personality other than 0, or the query 0xffffffff)", personality_set, NULL },
 	{ "@tty", "push input into a terminal or the console (ioctl TIOCSTI, TIOCLINUX)", tty_set, NULL },
+	{ "@vsock", "sockets to a hypervisor or its host (socket AF_VSOCK): WSL's interop with Windows goes this way", vsock_set, NULL },
 	{ "@default", "what every sandbox gets (--seccomp=default)", NULL, default_groups },
 
 	{ "@obsolete", "interfaces nothing current calls: _sysctl, sysfs, ustat, lookup_dcookie, remap_file_pages", obsolete_set, NULL },
