@@ -18,6 +18,7 @@
 #include "path-util.h"
 #include "policy.h"
 #include "profile.h"
+#include "wsl/wsl.h"
 
 static const char *const path_access_names[_CR_PATH_ACCESS_MAX] = {
 	[CR_PATH_RO] = "ro",
@@ -459,6 +460,30 @@ static void apply_profile(const struct cr_run_options *o, const struct cr_profil
 		req->unconfined |= CR_UNCONFINED_LIMITS;
 }
 
+/* Under WSL, WSL_INTEROP and its kin would let the command start Windows programs outside
+ * every layer of the sandbox: asking to pass one is refused, not ignored. Only looked at when
+ * one is asked for, so that ordinary runs do not read /proc for it. */
+static int check_wsl_env(const struct cr_run_options *o, char *msg, size_t size)
+{
+	for (size_t i = 0; cr_wsl_interop_env[i]; i++) {
+		size_t n = strlen(cr_wsl_interop_env[i]);
+		const char *opt = NULL;
+
+		for (size_t j = 0; j < o->n_keep_env && !opt; j++)
+			if (strcmp(o->keep_env[j], cr_wsl_interop_env[i]) == 0)
+				opt = "--keep-env";
+		for (size_t j = 0; j < o->n_setenv && !opt; j++)
+			if (strncmp(o->setenv[j], cr_wsl_interop_env[i], n) == 0 &&
+			    o->setenv[j][n] == '=')
+				opt = "--setenv";
+		if (opt && cr_wsl_running())
+			return cr_msg(msg, size, -EPERM,
+				      "%s %s: under WSL it opens the way to starting Windows programs outside the sandbox; corral does not pass it",
+				      opt, cr_wsl_interop_env[i]);
+	}
+	return 0;
+}
+
 static int build_all(const struct cr_policy_input *in, const struct cr_run_options *o,
 		     const struct cr_path_rule *rules, size_t n_rules, struct cr_policy *p,
 		     struct cr_capability *req, char *msg, size_t size)
@@ -482,6 +507,8 @@ static int build_all(const struct cr_policy_input *in, const struct cr_run_optio
 		r = build_landlock(o, p, msg, size);
 	if (r >= 0)
 		r = build_seccomp(o, p, msg, size);
+	if (r >= 0)
+		r = check_wsl_env(o, msg, size);
 	if (r >= 0)
 		r = cr_env_build(in->host_env, p->home, o->keep_env, o->n_keep_env, o->setenv,
 				 o->n_setenv, &p->env);

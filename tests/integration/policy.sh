@@ -263,3 +263,21 @@ for mode in $MODES; do
 	run "$mode" "$ws" --profile no-such-profile -- true
 	is "$mode: an unknown profile: exit 125" '[ "$RC" = 125 ] && grep -q "no-such-profile" <<<"$ERR"'
 done
+
+# --- WSL: the interop variables are never passed (WSL simulated by its /proc/version) -------
+if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
+	ws=$(mkws root)
+	printf 'Linux version 5.15.167.4-microsoft-standard-WSL2 (root@x) #1 SMP\n' >"$CR_TMP/wsl-version"
+	OUT=$(cd "$ws" && WSL_INTEROP=/run/WSL/1_interop unshare -m sh -c \
+		'mount --bind "$1" /proc/version && exec "$2" run --keep-env WSL_INTEROP -- env' \
+		sh "$CR_TMP/wsl-version" "$CORRAL" 2>&1)
+	RC=$?
+	is "root: under WSL (simulated), --keep-env WSL_INTEROP is refused (125), nothing runs" \
+		'[ "$RC" = 125 ] && grep -q "WSL_INTEROP: under WSL" <<<"$OUT" && ! grep -q "^WSL_INTEROP=" <<<"$OUT"'
+	OUT=$(cd "$ws" && WSL_INTEROP=/run/WSL/1_interop "$CORRAL" run --keep-env WSL_INTEROP -- env 2>&1)
+	RC=$?
+	is "root: positive control: outside WSL the same run passes the variable" \
+		'[ "$RC" = 0 ] && grep -qx "WSL_INTEROP=/run/WSL/1_interop" <<<"$OUT"'
+else
+	skip "root: under WSL (simulated), --keep-env WSL_INTEROP is refused" "needs root and unshare -m"
+fi

@@ -287,6 +287,27 @@ print("ctl=0")'
 	OUT+=$'\n'"probe_fork=$RC"
 	res "$mode --seccomp=off --spawn=no: still no fork (the spawn filter alone)" probe_fork=$EPERM
 
+	# --- @vsock: no way to a hypervisor or its host (WSL's interop) ----------------------------
+	sb "$mode" "$ws" -- python3 -c '
+import socket
+for name, family in (("vsock", 40), ("unix", socket.AF_UNIX), ("inet", socket.AF_INET)):
+    try:
+        socket.socket(family, socket.SOCK_STREAM).close()
+        print(name + "=0")
+    except OSError as e:
+        print("%s=%d" % (name, e.errno))'
+	res "$mode: socket(AF_VSOCK) fails with EPERM while AF_UNIX and AF_INET sockets open" \
+		vsock=$EPERM unix=0 inet=0 RC=0
+	sb "$mode" "$ws" --seccomp=off -- python3 -c '
+import socket
+try:
+    socket.socket(40, socket.SOCK_STREAM).close(); print("vsock=0")
+except OSError as e:
+    print("vsock=%d" % e.errno)'
+	OUT+=$'\n'"not_eperm=$([ "$(sed -n 's/^vsock=//p' <<<"$OUT")" != "$EPERM" ] && echo 1)"
+	res "$mode --seccomp=off: the kernel answers AF_VSOCK itself (no EPERM): the filter refused it" \
+		not_eperm=1 RC=0
+
 	# --- the JSON status --------------------------------------------------------------------
 	st=$(mkws "$mode")/status.json # where the mode's user can write it
 	declare -A sha=()
