@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up corral on Debian 12, as root or as a user with sudo: install what is missing, build, and
 #   tools/setup.sh demo   run a command in a sandbox and show what it may and may not do
-#   tools/setup.sh test   run the whole test suite (unit + integration, plain and ASan/UBSan builds)
+#   tools/setup.sh test   run the whole test suite (unit + integration, plain and ASan/UBSan builds,
+#                         and the windows driver cross-built with mingw-w64 and run under Wine)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -86,9 +87,15 @@ read -r p2 f2 s2 < <(summary build-asan)
 ASAN_OPTIONS=detect_leaks=0 meson test -C build-asan --suite integration --print-errorlogs || rc=1
 read -r p3 f3 s3 < <(summary build-asan)
 
+# The windows driver, cross-built with mingw-w64 and tested under Wine (windows/README.md).
+wrc=0
+./tools/windows-test.sh || wrc=1
+[ "$wrc" -eq 0 ] || rc=1
+
 echo
 echo "build: $p1 passed, $f1 failed, $s1 skipped"
 echo "asan-unit: $p2 passed, $f2 failed, $s2 skipped"
 echo "asan-integration: $p3 passed, $f3 failed, $s3 skipped"
+echo "windows (wine): $([ "$wrc" -eq 0 ] && echo passed || echo FAILED) (its own summary is above)"
 echo "corral: $((p1 + p2 + p3)) passed, $((f1 + f2 + f3)) failed, $((s1 + s2 + s3)) skipped"
 exit $rc
