@@ -68,6 +68,66 @@ struct cr_outcome {
 
 struct cr_run; /* opaque, owned by the backend */
 
+/* Warm sandboxes, for `corral serve`: one sandbox per session, built once (namespaces, root,
+ * cgroup, Landlock), whose pid 1 keeps a small pool of pre-forked workers, each already as
+ * confined as a command (no capabilities, no_new_privs, seccomp) and waiting for one command.
+ * An exec hands a worker its argv, environment, working directory and the three stdio
+ * descriptors and lets it execve: no fork and no setup on the request path. Each command runs in
+ * a pid namespace of its own nested in the session's, so that stopping it stops everything it
+ * started, and commands of one session cannot signal each other's processes. The session's
+ * files (workspace, /tmp, home) persist from one exec to the next. Everything is driven by
+ * descriptors the caller polls, so one thread can serve many sessions and execs at once. */
+struct cr_warm; /* a warm sandbox: opaque, owned by the backend */
+struct cr_exec; /* one command running in a warm sandbox */
+
+struct cr_exec_request {
+	char *const *argv;   /* argv[0] is looked up in the sandbox's PATH (from @envp) */
+	char *const *envp;   /* the whole environment, KEY=VALUE, NULL-terminated */
+	const char *cwd;     /* absolute, inside the sandbox */
+	int stdio[3];	     /* descriptors that become the command's 0, 1, 2 (sent, not kept) */
+};
+
+struct cr_exec_result {
+	enum cr_outcome_kind kind; /* EXITED, SIGNALED or EXEC_FAILED */
+	int status;		   /* exit code, or signal number */
+	int err;		   /* with EXEC_FAILED: positive errno (ENOENT: not found) */
+	bool oom_killed;	   /* the session's memory limit killed a process meanwhile */
+	bool pids_limit_hit;	   /* a fork failed at the session's pids limit meanwhile */
+};
+
+struct cr_warm_ops {
+	/* Build the sandbox for @policy (its argv is not used) and start its pid 1 with @pool
+	 * workers (1-16). Returns once the sandbox is built, or with the setup error. */
+	int (*start)(const struct cr_policy *policy, unsigned pool, struct cr_warm **ret,
+		     struct cr_setup_error *ret_error);
+	/* The descriptor to poll for POLLIN; then call handle(). */
+	int (*fd)(const struct cr_warm *w);
+	/* Read what pid 1 sent (a worker became ready). -EPIPE: the sandbox is gone (crashed or
+	 * killed); free it and start another. */
+	int (*handle)(struct cr_warm *w);
+	/* Workers ready now. */
+	unsigned (*ready)(const struct cr_warm *w);
+	/* Start @req on a ready worker (-EAGAIN if none: wait for handle()); a new worker is asked
+	 * for at once, off this path. The request's descriptors may be closed after the call. */
+	int (*exec)(struct cr_warm *w, const struct cr_exec_request *req, struct cr_exec **ret);
+	/* The descriptor to poll for POLLIN for @e; then call exec_handle(). */
+	int (*exec_fd)(const struct cr_exec *e);
+	/* 0 and @ret filled when the command (and everything it started) has ended; -EAGAIN if not
+	 * yet. */
+	int (*exec_handle)(struct cr_exec *e, struct cr_exec_result *ret);
+	/* Send @sig to every process of the command (SIGKILL: they are gone when exec_handle()
+	 * reports the end). */
+	int (*exec_kill)(struct cr_exec *e, int sig);
+	/* Release @e (kills what is left of it). Accepts NULL, returns NULL. */
+	struct cr_exec *(*exec_free)(struct cr_exec *e);
+	/* Add what the sandbox enforces to @enforced, as for a run. */
+	int (*report)(const struct cr_warm *w, struct json_object *enforced);
+	/* Host pid of the sandbox's pid 1 (for stats and tests). */
+	int (*pid)(const struct cr_warm *w);
+	/* Kill the sandbox and everything in it, release it. Accepts NULL, returns NULL. */
+	struct cr_warm *(*free)(struct cr_warm *w);
+};
+
 struct cr_driver {
 	const char *name;
 	/* Host paths every sandbox of this backend shows read-only (the system), NULL-terminated:
@@ -92,6 +152,8 @@ struct cr_driver {
 	int (*report)(const struct cr_run *run, struct json_object *enforced);
 	/* Release the run; kills whatever is still running. Accepts NULL, returns NULL. */
 	struct cr_run *(*run_free)(struct cr_run *run);
+	/* Warm sandboxes for `corral serve`; NULL where the backend has none. */
+	const struct cr_warm_ops *warm;
 };
 
 /* The backend built for this host. Never NULL. */

@@ -79,6 +79,8 @@ struct cr_policy {
 	uint32_t gid;
 	char *hostname;
 	char **env;	/* the command's whole environment, KEY=VALUE, NULL-terminated */
+	int stdio[3];	/* with redirect_stdio: descriptors that become the command's 0, 1, 2 */
+	bool redirect_stdio; /* else the command gets corral's own 0, 1, 2 */
 	int *keep_fds;	/* descriptors passed through; every other one above 2 is closed */
 	size_t n_keep_fds;
 	uint64_t timeout_ms;	/* 0: none */

@@ -21,6 +21,7 @@
 #include "macro.h"
 #include "proxy.h"
 #include "seccomp/seccomp.h"
+#include "zygote.h"
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
 
@@ -45,7 +46,7 @@ static int cmp_int(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int close_all_but(int fd)
+int cr_close_all_but(int fd)
 {
 	if (fd > 3 && syscall(SYS_close_range, 3, fd - 1, 0) < 0)
 		return negative_errno();
@@ -83,7 +84,7 @@ static int close_fds(struct cr_child_ctx *ctx)
 
 /* execve() with a PATH search in the sandbox's own environment, as execvp(3) does it: an empty
  * entry (leading, trailing or doubled ':') means the working directory. Returns -errno. */
-static int exec_command(char *const argv[], char *const envp[])
+int cr_exec_command(char *const argv[], char *const envp[])
 {
 	const char *path = cr_env_get(envp, "PATH") ?: CR_DEFAULT_PATH;
 	char buf[PATH_MAX];
@@ -112,6 +113,24 @@ static int exec_command(char *const argv[], char *const envp[])
 	return saw_eacces ? -EACCES : -ENOENT;
 }
 
+/* redirect_stdio (corral serve's one-off sandboxes): the policy's three descriptors become 0, 1
+ * and 2, before the close-all that then drops the originals. A source below 3 is first moved up,
+ * so that no dup2() overwrites a source still to be used. */
+static int redirect_stdio(const struct cr_policy *p)
+{
+	int fds[3];
+
+	for (int i = 0; i < 3; i++) {
+		fds[i] = p->stdio[i];
+		if (fds[i] < 3 && fds[i] != i && (fds[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 3)) < 0)
+			return negative_errno();
+	}
+	for (int i = 0; i < 3; i++)
+		if (fds[i] == i ? fcntl(i, F_SETFD, 0) < 0 : dup2(fds[i], i) < 0)
+			return negative_errno();
+	return 0;
+}
+
 _Noreturn void cr_command_main(struct cr_child_ctx *ctx)
 {
 	struct cr_child_msg msg = { .type = CR_MSG_ERROR };
@@ -124,7 +143,9 @@ _Noreturn void cr_command_main(struct cr_child_ctx *ctx)
 	(void)sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
 
-	r = close_fds(ctx);
+	r = ctx->policy->redirect_stdio ? redirect_stdio(ctx->policy) : 0;
+	if (r >= 0)
+		r = close_fds(ctx);
 	if (r < 0) {
 		msg.stage = CR_STAGE_FDS;
 	} else if ((r = cr_seccomp_install(ctx->seccomp)) < 0) {
@@ -133,7 +154,7 @@ _Noreturn void cr_command_main(struct cr_child_ctx *ctx)
 		 * unfiltered. */
 		msg.stage = CR_STAGE_SECCOMP;
 	} else {
-		r = exec_command(ctx->policy->argv, ctx->policy->env);
+		r = cr_exec_command(ctx->policy->argv, ctx->policy->env);
 		msg.stage = CR_STAGE_EXEC;
 		(void)snprintf(msg.detail, sizeof(msg.detail), "%s", ctx->policy->argv[0]);
 	}
@@ -204,7 +225,9 @@ _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 	 * from corral: an interrupt during setup must end it. */
 	set_handlers(interrupted_setup);
 	mask_forwarded(SIG_UNBLOCK);
-	r = cr_stages_run(ctx, &failed);
+	r = ctx->warm_pool ? cr_zygote_stdio() : 0;
+	if (r >= 0)
+		r = cr_stages_run(ctx, &failed);
 	if (r < 0) {
 		report_error(ctx, failed, r);
 		_exit(CR_EXIT_SETUP_SILENT);
@@ -226,6 +249,9 @@ _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 		_exit(CR_EXIT_SETUP_SILENT);
 	}
 
+	/* A warm sandbox (corral serve): no command; pid 1 keeps workers ready instead. */
+	if (ctx->warm_pool)
+		cr_zygote_main(ctx);
 	cmd = fork();
 	if (cmd < 0) {
 		report_error(ctx, CR_STAGE_FORK, negative_errno());
@@ -234,7 +260,7 @@ _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 	if (cmd == 0)
 		cr_command_main(ctx);
 	/* pid 1 needs nothing of what corral was started with but the report pipe. */
-	(void)close_all_but(ctx->msg_fd);
+	(void)cr_close_all_but(ctx->msg_fd);
 	mask_forwarded(SIG_UNBLOCK);
 
 	for (;;) {

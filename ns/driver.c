@@ -31,6 +31,7 @@
 #include "path-util.h"
 #include "proxy.h"
 #include "seccomp/seccomp.h"
+#include "zygote.h"
 
 struct cr_run {
 	const struct cr_policy *policy;
@@ -406,17 +407,20 @@ static int start_child(struct cr_run *run, int *sync_w)
 	*sync_w = sync_pipe[1];
 	if (pid < 0) {
 		char fix[256] = "";
+		bool warm = run->ctx.warm_pool > 0;
 
 		r = negative_errno();
 		closep(sync_w);
-		if (userns_refused(r) && run->policy->allow_degraded)
+		/* A warm sandbox is its namespaces: never degraded. */
+		if (userns_refused(r) && run->policy->allow_degraded && !warm)
 			return start_degraded(run, -r);
 		if (userns_refused(r))
 			cr_ns_userns_fix(fix, sizeof(fix));
 		set_error(&run->error, CR_STAGE_CLONE, -r,
-			  "cannot create the namespaces: %s%s%s; 'corral doctor' checks this host%s",
+			  "cannot create the namespaces%s: %s%s%s; 'corral doctor' checks this host%s",
+			  warm ? " a warm sandbox needs (it has no degraded mode)" : "",
 			  strerror(-r), fix[0] ? "; fix: " : "", fix,
-			  userns_refused(r) && run->ctx.landlock.enabled
+			  userns_refused(r) && run->ctx.landlock.enabled && !warm
 				  ? "; or pass --allow-degraded to run under Landlock without them"
 				  : "");
 		run->have_error = true;
@@ -438,16 +442,13 @@ static int start_child(struct cr_run *run, int *sync_w)
 	return 0;
 }
 
-static int linux_spawn(struct cr_run *run)
+/* Clone the sandbox's pid 1, start the proxy, write the id maps, send the sync byte: spawn
+ * less the launcher's signal handling, which a warm sandbox does without. */
+static int spawn_sandbox(struct cr_run *run)
 {
 	const char *file = "uid_map";
-	sigset_t set;
 	int r;
 
-	block_signals(run, &set);
-	run->sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (run->sig_fd < 0)
-		return negative_errno();
 	/* Root's supplementary groups (0 among them) would otherwise follow it into the sandbox,
 	 * where setgroups is denied and they could never be dropped. */
 	if (getuid() == 0 && setgroups(0, NULL) < 0)
@@ -477,6 +478,46 @@ static int linux_spawn(struct cr_run *run)
 	if (write(run->sync_w, "1", 1) != 1)
 		return negative_errno();
 	return 0;
+}
+
+static int linux_spawn(struct cr_run *run)
+{
+	sigset_t set;
+
+	block_signals(run, &set);
+	run->sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (run->sig_fd < 0)
+		return negative_errno();
+	return spawn_sandbox(run);
+}
+
+/* corral serve (ns/zygote.c): the sandbox of a prepared run, whose pid 1 becomes the zygote of
+ * @pool workers and talks over @control_fd. No signal is blocked or forwarded: the server has its
+ * own handling, and pid 1 is reaped by run_free(). */
+int cr_ns_spawn_warm(struct cr_run *run, unsigned pool, int control_fd,
+		     struct cr_setup_error *ret_error)
+{
+	int r;
+
+	run->ctx.warm_pool = pool;
+	run->ctx.warm_fd = control_fd;
+	r = spawn_sandbox(run);
+	if (r < 0 && run->have_error)
+		*ret_error = run->error;
+	else if (r < 0)
+		set_error(ret_error, CR_STAGE_CLONE, -r, "cannot start the warm sandbox: %s",
+			  strerror(-r));
+	return r;
+}
+
+pid_t cr_ns_run_pid(const struct cr_run *run)
+{
+	return run->pid;
+}
+
+int cr_ns_run_msg_fd(const struct cr_run *run)
+{
+	return run->msg_fd;
 }
 
 static void take_msg(struct cr_run *run, const struct cr_child_msg *m)
@@ -669,6 +710,7 @@ static const struct cr_driver linux_driver = {
 	.stop = linux_stop,
 	.report = cr_ns_report,
 	.run_free = linux_run_free,
+	.warm = &linux_warm_ops,
 };
 
 const struct cr_driver *cr_driver_native(void)

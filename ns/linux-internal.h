@@ -74,6 +74,8 @@ struct cr_child_ctx {
 	const struct cr_seccomp *seccomp; /* installed by the command's process; NULL: none */
 	int proxy_fd;	     /* allow_hosts: the sandbox's end of the proxy's socketpair; else -EBADF */
 	int proxy_listen_fd; /* allow_hosts: 127.0.0.1:3128, bound by stage loopback; else -EBADF */
+	unsigned warm_pool;  /* a warm sandbox (ns/zygote.c): workers pid 1 keeps ready; 0: a run */
+	int warm_fd;	     /* with warm_pool: pid 1's end of the control socket */
 	char detail[200];
 };
 
@@ -89,6 +91,13 @@ _Noreturn void cr_child_main(struct cr_child_ctx *ctx);
 /* The command's side of the fork: reset signals, close descriptors, execve with a PATH search in
  * the sandbox's environment. Reports a failure on ctx->msg_fd and exits 126/127. */
 _Noreturn void cr_command_main(struct cr_child_ctx *ctx);
+
+/* execve() @argv[0] with a PATH search in @envp's PATH, as execvp(3) but without its /bin/sh
+ * fallback. Returns only on failure: -errno (-ENOENT: no PATH entry had it, -EACCES: one had it
+ * but it could not be executed). Shared by the command of a run and a warm sandbox's runner. */
+int cr_exec_command(char *const argv[], char *const envp[]);
+/* Close every descriptor above 2 but @fd. 0 or -errno. */
+int cr_close_all_but(int fd);
 
 /* Apply the mount plan under the directory @root (the new root, not yet pivoted into). Returns 0
  * or -errno with the path that failed in ctx->detail. */

@@ -19,6 +19,7 @@
 #include "macro.h"
 #include "net.h"
 #include "proxy.h"
+#include "zygote.h"
 
 /* Where the new root is assembled. It is mounted over in the child's own mount namespace only, and
  * every source is opened before, so nothing under the host's /tmp is hidden from the plan. */
@@ -187,7 +188,9 @@ static int stage_cwd(struct cr_child_ctx *ctx)
 
 static int stage_caps(struct cr_child_ctx *ctx)
 {
-	return cr_caps_drop_all();
+	/* A warm sandbox's pid 1 keeps CAP_SYS_ADMIN (in its own user namespace) to give each
+	 * worker a pid namespace; the workers drop it (ns/zygote.c). */
+	return ctx->warm_pool ? cr_zygote_caps() : cr_caps_drop_all();
 }
 
 static int stage_no_new_privs(struct cr_child_ctx *ctx)
@@ -208,8 +211,18 @@ static int stage_limits(struct cr_child_ctx *ctx)
  * descriptors and pages the ruleset needs. Nothing after it opens a file. */
 static int stage_landlock(struct cr_child_ctx *ctx)
 {
-	return cr_landlock_apply(&ctx->landlock, ctx->policy->keep_fds, ctx->policy->n_keep_fds,
-				 ctx->detail, sizeof(ctx->detail));
+	const struct cr_policy *p = ctx->policy;
+	int fds[p->n_keep_fds + 3];
+
+	if (!p->redirect_stdio)
+		return cr_landlock_apply(&ctx->landlock, p->keep_fds, p->n_keep_fds, ctx->detail,
+					 sizeof(ctx->detail));
+	/* The command's 0, 1 and 2 will be these: give them the rules 0-2 get. */
+	memcpy(fds, p->stdio, sizeof(p->stdio));
+	if (p->n_keep_fds)
+		memcpy(fds + 3, p->keep_fds, p->n_keep_fds * sizeof(int));
+	return cr_landlock_apply(&ctx->landlock, fds, p->n_keep_fds + 3, ctx->detail,
+				 sizeof(ctx->detail));
 }
 
 static const struct {
