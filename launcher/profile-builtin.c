@@ -34,7 +34,13 @@ static const char strict_text[] =
 	"\n"
 	"[security]\n"
 	"seccomp = strict\n"
-	"landlock = best-effort\n";
+	"landlock = best-effort\n"
+	"\n"
+	"[commands]\n"
+	"safe = allow\n"
+	"caution = ask\n"
+	"unknown = ask\n"
+	"dangerous = deny\n";
 
 static const char workspace_text[] =
 	"# corral built-in profile: workspace (the default)\n"
@@ -52,7 +58,13 @@ static const char workspace_text[] =
 	"\n"
 	"[security]\n"
 	"seccomp = default\n"
-	"landlock = best-effort\n";
+	"landlock = best-effort\n"
+	"\n"
+	"[commands]\n"
+	"safe = allow\n"
+	"caution = allow\n"
+	"unknown = allow\n"
+	"dangerous = ask\n";
 
 static const char ci_text[] =
 	"# corral built-in profile: ci\n"
@@ -76,7 +88,13 @@ static const char ci_text[] =
 	"\n"
 	"[security]\n"
 	"seccomp = default\n"
-	"landlock = best-effort\n";
+	"landlock = best-effort\n"
+	"\n"
+	"[commands]\n"
+	"safe = allow\n"
+	"caution = allow\n"
+	"unknown = allow\n"
+	"dangerous = deny\n";
 
 static const char power_user_text[] =
 	"# corral built-in profile: power_user\n"
@@ -110,7 +128,13 @@ static const char power_user_text[] =
 	"\n"
 	"[security]\n"
 	"seccomp = default\n"
-	"landlock = best-effort\n";
+	"landlock = best-effort\n"
+	"\n"
+	"[commands]\n"
+	"safe = allow\n"
+	"caution = allow\n"
+	"unknown = allow\n"
+	"dangerous = ask\n";
 
 static const char autonomous_text[] =
 	"# corral built-in profile: autonomous\n"
@@ -128,7 +152,13 @@ static const char autonomous_text[] =
 	"\n"
 	"[security]\n"
 	"seccomp = default\n"
-	"landlock = best-effort\n";
+	"landlock = best-effort\n"
+	"\n"
+	"[commands]\n"
+	"safe = allow\n"
+	"caution = allow\n"
+	"unknown = allow\n"
+	"dangerous = deny\n";
 
 const char *const cr_profile_builtin_names[] = {
 	"strict", "workspace", "ci", "power_user", "autonomous", NULL,

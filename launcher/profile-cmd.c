@@ -15,20 +15,23 @@
 #include "macro.h"
 #include "path-util.h"
 #include "profile.h"
+#include "macos/sbpl.h"
 #include "status.h"
 
 extern char **environ;
 
 static const char usage[] =
 	"Usage: corral profile list [--json]\n"
-	"       corral profile show NAME|FILE [--json | --ini] [-w|--workspace DIR]\n"
+	"       corral profile show NAME|FILE [--json | --ini] [-w|--workspace DIR] [--backend macos]\n"
 	"\n"
 	"list  the profiles: the built-ins, and NAME.ini in $XDG_CONFIG_HOME/corral/profiles\n"
 	"      (~/.config/corral/profiles) and " CR_SYSCONF_PROFILES ", which shadow\n"
 	"      the built-ins of the same name in that order.\n"
 	"show  the effective policy of a profile resolved against DIR (default: the current\n"
 	"      directory): its paths, network, processes, limits and security layers.\n"
-	"      --ini prints the profile's text instead. A FILE is a path with a '/'.\n";
+	"      --ini prints the profile's text instead. A FILE is a path with a '/'.\n"
+	"      --backend macos prints the SBPL profile and the sandbox-exec parameters the macos\n"
+	"      driver would use, on any host, so that it can be reviewed.\n";
 
 /* One name and where it is defined, best first. */
 struct entry {
@@ -211,6 +214,7 @@ static int list_main(const struct cr_profile_dirs *dirs, bool json)
 struct show_args {
 	const char *profile, *workspace;
 	bool json, ini;
+	bool macos; /* --backend macos: the SBPL profile the macos driver would use */
 };
 
 static int parse_show(int argc, char **argv, struct show_args *a)
@@ -222,6 +226,11 @@ static int parse_show(int argc, char **argv, struct show_args *a)
 			a->json = true;
 		else if (strcmp(s, "--ini") == 0)
 			a->ini = true;
+		else if (strcmp(s, "--backend") == 0 && i + 1 < argc &&
+			 (strcmp(argv[i + 1], "macos") == 0 || strcmp(argv[i + 1], "linux") == 0))
+			a->macos = strcmp(argv[++i], "macos") == 0;
+		else if (strcmp(s, "--backend") == 0)
+			return cr_log_error("profile show: --backend takes linux or macos"), -EINVAL;
 		else if ((strcmp(s, "-w") == 0 || strcmp(s, "--workspace") == 0) && i + 1 < argc)
 			a->workspace = argv[++i];
 		else if (strcmp(s, "-w") == 0 || strcmp(s, "--workspace") == 0)
@@ -242,6 +251,9 @@ static int parse_show(int argc, char **argv, struct show_args *a)
 		       -EINVAL;
 	if (a->json && a->ini)
 		return cr_log_error("profile show: --json and --ini exclude each other"), -EINVAL;
+	if (a->macos && a->ini)
+		return cr_log_error("profile show: --backend macos prints the SBPL profile; --ini the INI text: choose one"),
+		       -EINVAL;
 	return 0;
 }
 
@@ -324,6 +336,20 @@ static void print_paths(const struct cr_profile_resolution *res)
 		       res->skipped[i].path, res->skipped[i].line);
 }
 
+/* [commands]: the rule of each tier, then the allowlist. */
+static void print_commands(const struct cr_profile *p)
+{
+	printf("commands   ");
+	for (int t = 0; t < _CR_RISK_MAX; t++)
+		printf("%s %s %s", t ? "," : "", cr_risk_tier_to_string(t),
+		       cr_command_rule_to_string(p->tier_rule[t]));
+	printf("\n");
+	for (size_t i = 0; i < p->n_allow_commands; i++)
+		printf("  allow        %s\n", p->allow_commands[i]);
+	for (size_t i = 0; i < p->n_allow_prefixes; i++)
+		printf("  allow_prefix %s\n", p->allow_prefixes[i]);
+}
+
 static void show_print(const struct cr_profile *p, const char *workspace,
 		       const struct cr_profile_resolution *res)
 {
@@ -339,6 +365,7 @@ static void show_print(const struct cr_profile *p, const char *workspace,
 	print_limits(p);
 	printf("seccomp     %s\n", cr_seccomp_mode_to_string(p->seccomp));
 	printf("landlock    %s\n", cr_landlock_mode_to_string(p->landlock));
+	print_commands(p);
 }
 
 static json_object *path_json(const char *path, enum cr_path_access access, unsigned line)
@@ -369,6 +396,32 @@ static json_object *paths_json(const struct cr_profile_resolution *res, bool ski
 	return a;
 }
 
+static json_object *strings_json(char **v, size_t n)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < n; i++)
+		(void)json_object_array_add(a, json_object_new_string(v[i]));
+	return a;
+}
+
+/* {"safe": "allow", ..., "allow": [...], "allow_prefix": [...]} */
+static json_object *commands_json(const struct cr_profile *p)
+{
+	json_object *o = json_object_new_object();
+
+	for (int t = 0; o && t < _CR_RISK_MAX; t++)
+		(void)json_object_object_add(o, cr_risk_tier_to_string(t),
+					     json_object_new_string(cr_command_rule_to_string(p->tier_rule[t])));
+	if (o) {
+		(void)json_object_object_add(o, "allow", strings_json(p->allow_commands,
+								      p->n_allow_commands));
+		(void)json_object_object_add(o, "allow_prefix", strings_json(p->allow_prefixes,
+									     p->n_allow_prefixes));
+	}
+	return o;
+}
+
 /* NULL only on allocation failure. */
 static json_object *show_json(const struct cr_profile *p, const char *workspace,
 			      const struct cr_profile_resolution *res)
@@ -397,6 +450,7 @@ static json_object *show_json(const struct cr_profile *p, const char *workspace,
 	(void)json_object_object_add(o, "landlock", json_object_new_string(landlock));
 	(void)json_object_object_add(o, "limits_enforce",
 				     json_object_new_string(p->limits.required ? "required" : "best-effort"));
+	(void)json_object_object_add(o, "commands", commands_json(p));
 	return o;
 }
 
@@ -410,6 +464,12 @@ static int show_resolved(const struct cr_profile *p, const struct show_args *a)
 
 	if (find_workspace(a->workspace, &ws) < 0)
 		return CR_EXIT_SETUP;
+	if (a->macos) {
+		r = cr_sbpl_show(p, ws, environ, a->json, msg, sizeof(msg));
+		if (r < 0)
+			cr_log_error("profile show --backend macos: %s", msg);
+		return r < 0 ? CR_EXIT_SETUP : 0;
+	}
 	r = cr_profile_resolve_full(p, ws, cr_driver_native()->system_paths, &res, msg,
 				    sizeof(msg));
 	if (r < 0) {

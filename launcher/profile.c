@@ -30,6 +30,14 @@
  *   seccomp = default           ; default (default), strict or off
  *   landlock = best-effort      ; best-effort (default), required or off
  *
+ *   [commands]                  ; what `corral serve` does with a command of each risk tier
+ *   safe = allow                ; allow, ask or deny; defaults: safe, caution and unknown
+ *   caution = allow             ; allow, dangerous ask
+ *   unknown = allow
+ *   dangerous = ask
+ *   allow = git status          ; a command line always allowed (repeatable)
+ *   allow_prefix = git log      ; a command that starts with these words (repeatable)
+ *
  * One "KEY = VALUE" per line (not "KEY: VALUE"); the value runs to the end of the line or to a
  * ';' after a space (an inline comment). Nothing is quoted or continued: an indented line is
  * refused, since inih would read it as a continuation of the key above. Every section, key and
@@ -59,9 +67,10 @@
 #include "macro.h"
 #include "path-util.h"
 #include "profile.h"
+#include "shell-parse.h"
 
 static const char *const section_names[] = {
-	"profile", "filesystem", "network", "process", "limits", "security", NULL,
+	"profile", "filesystem", "network", "process", "limits", "security", "commands", NULL,
 };
 
 struct parse;
@@ -145,7 +154,7 @@ static void check_section_line(struct parse *p, const char *s, size_t len)
 		if (strlen(section_names[i]) == n && strncmp(s + 1, section_names[i], n) == 0)
 			return;
 	(void)fail(p,
-		   "unknown section [%.*s] (expected [profile], [filesystem], [network], [process], [limits] or [security])",
+		   "unknown section [%.*s] (expected [profile], [filesystem], [network], [process], [limits], [security] or [commands])",
 		   (int)n, s + 1);
 }
 
@@ -315,6 +324,22 @@ static int parse_mode(struct parse *p, const struct key *k, const char *value)
 	return 1;
 }
 
+/* Append a copy of @s to the NULL-terminated @v of @n. 0 or -ENOMEM. */
+static int strv_push_dup(char ***v, size_t *n, const char *s)
+{
+	char *d = strdup(s), **a;
+
+	if (!d)
+		return -ENOMEM;
+	a = reallocarray(*v, *n + 2, sizeof(*a));
+	if (!a)
+		return free(d), -ENOMEM;
+	*v = a;
+	a[(*n)++] = d;
+	a[*n] = NULL;
+	return 0;
+}
+
 static int parse_host(struct parse *p, const struct key *k, const char *value)
 {
 	struct cr_profile *prof = p->prof;
@@ -401,6 +426,64 @@ static int parse_landlock(struct parse *p, const struct key *k, const char *valu
 	return 1;
 }
 
+static const char *const rule_names[_CR_COMMAND_RULE_MAX] = {
+	[CR_COMMAND_ALLOW] = "allow",
+	[CR_COMMAND_ASK] = "ask",
+	[CR_COMMAND_DENY] = "deny",
+};
+
+const char *cr_command_rule_to_string(enum cr_command_rule r)
+{
+	return r >= 0 && r < _CR_COMMAND_RULE_MAX ? rule_names[r] : NULL;
+}
+
+enum cr_command_rule cr_command_rule_from_string(const char *s)
+{
+	for (int i = 0; s && i < _CR_COMMAND_RULE_MAX; i++)
+		if (strcmp(s, rule_names[i]) == 0)
+			return i;
+	return _CR_COMMAND_RULE_INVALID;
+}
+
+static int parse_tier_rule(struct parse *p, const struct key *k, const char *value)
+{
+	enum cr_command_rule r = cr_command_rule_from_string(value);
+
+	if (r < 0)
+		return fail(p, "%s = '%s': expected allow, ask or deny", k->name, value);
+	p->prof->tier_rule[k->arg] = r;
+	return 1;
+}
+
+/* An allow entry must be a command line; an allow_prefix entry one simple command of plain
+ * words (no quotes or expansions, which would not compare as written). */
+static int parse_allow(struct parse *p, const struct key *k, const char *value)
+{
+	struct cr_profile *prof = p->prof;
+	bool prefix = k->arg;
+	struct cr_sh_script s = {};
+	char why[256];
+	int r;
+
+	r = cr_sh_parse(value, &s, why, sizeof(why));
+	if (r == -ENOMEM)
+		return fail_oom(p);
+	if (r < 0)
+		return fail(p, "%s = '%s': not a command line: %s", k->name, value, why);
+	r = s.n_commands == 1 && s.commands[0].n_words > 0 && !s.commands[0].n_assigns &&
+	    !s.commands[0].n_redirs;
+	for (size_t i = 0; r && i < s.commands[0].n_words; i++)
+		r = !s.commands[0].words[i].flags;
+	cr_sh_script_done(&s);
+	if (prefix && !r)
+		return fail(p, "allow_prefix = '%s': expected a command's first words, unquoted, without $, operators or redirections",
+			    value);
+	if (strv_push_dup(prefix ? &prof->allow_prefixes : &prof->allow_commands,
+			  prefix ? &prof->n_allow_prefixes : &prof->n_allow_commands, value) < 0)
+		return fail_oom(p);
+	return 1;
+}
+
 /* clang-format off */
 static const struct key keys[] = {
 	{ "profile",    "description",     parse_description, 0,          false },
@@ -417,6 +500,12 @@ static const struct key keys[] = {
 	{ "limits",     "enforce",         parse_enforce,     0,          false },
 	{ "security",   "seccomp",         parse_seccomp,     0,          false },
 	{ "security",   "landlock",        parse_landlock,    0,          false },
+	{ "commands",   "safe",            parse_tier_rule,   CR_RISK_SAFE,      false },
+	{ "commands",   "caution",         parse_tier_rule,   CR_RISK_CAUTION,   false },
+	{ "commands",   "unknown",         parse_tier_rule,   CR_RISK_UNKNOWN,   false },
+	{ "commands",   "dangerous",       parse_tier_rule,   CR_RISK_DANGEROUS, false },
+	{ "commands",   "allow",           parse_allow,       0,          true },
+	{ "commands",   "allow_prefix",    parse_allow,       1,          true },
 };
 /* clang-format on */
 
@@ -456,6 +545,8 @@ static const char *expected_keys(const char *section)
 		return "spawn";
 	if (strcmp(section, "limits") == 0)
 		return "memory, memory_swap, pids, cpu, cpu_time, file_size, open_files, timeout or enforce";
+	if (strcmp(section, "commands") == 0)
+		return "safe, caution, unknown, dangerous, allow or allow_prefix";
 	return "seccomp or landlock";
 }
 
@@ -534,6 +625,12 @@ static void profile_init(struct cr_profile *prof)
 		.spawn = true,
 		.seccomp = CR_SECCOMP_DEFAULT,
 		.landlock = CR_LANDLOCK_BEST_EFFORT,
+		.tier_rule = {
+			[CR_RISK_SAFE] = CR_COMMAND_ALLOW,
+			[CR_RISK_CAUTION] = CR_COMMAND_ALLOW,
+			[CR_RISK_UNKNOWN] = CR_COMMAND_ALLOW,
+			[CR_RISK_DANGEROUS] = CR_COMMAND_ASK,
+		},
 	};
 }
 
@@ -606,6 +703,8 @@ void cr_profile_done(struct cr_profile *p)
 	paths_free(p->write, p->n_write);
 	paths_free(p->hide, p->n_hide);
 	strv_freep(&p->hosts);
+	strv_freep(&p->allow_commands);
+	strv_freep(&p->allow_prefixes);
 	*p = (struct cr_profile){};
 }
 
@@ -679,4 +778,112 @@ int cr_profile_load(const char *name_or_path, const struct cr_profile_dirs *dirs
 	r = cr_profile_parse(f.text, f.size, f.name, f.source, dirs, ret, msg, msg_size);
 	cr_profile_file_done(&f);
 	return r;
+}
+
+/* --- [commands] -------------------------------------------------------------------------------- */
+
+/* Do @cmd's words start with @entry's (all of them, if @exact)? Computed words never match. */
+static bool words_match(const struct cr_sh_command *cmd, const struct cr_sh_command *entry,
+			bool exact)
+{
+	unsigned computed = CR_SH_WORD_EXPANDS | CR_SH_WORD_SUBST | CR_SH_WORD_PROCSUBST;
+
+	if (entry->n_words == 0 || entry->n_words > cmd->n_words ||
+	    (exact && entry->n_words != cmd->n_words))
+		return false;
+	for (size_t i = 0; i < entry->n_words; i++)
+		if ((cmd->words[i].flags & computed) ||
+		    strcmp(cmd->words[i].text, entry->words[i].text) != 0)
+			return false;
+	return true;
+}
+
+/* Does @entry, parsed, match @cmd? */
+static bool entry_matches(const char *entry, const struct cr_sh_command *cmd, bool exact)
+{
+	struct cr_sh_script s = {};
+	bool m;
+
+	if (cr_sh_parse(entry, &s, NULL, 0) < 0)
+		return false;
+	m = s.n_commands == 1 && !s.commands[0].n_assigns && !s.commands[0].n_redirs &&
+	    words_match(cmd, &s.commands[0], exact);
+	cr_sh_script_done(&s);
+	return m;
+}
+
+/* A command the allowlist may cover: words, nothing set before it, nothing substituted into
+ * them, no redirection that writes anywhere but /dev/null. */
+static bool is_plain(const struct cr_sh_command *cmd)
+{
+	if (cmd->n_words == 0 || cmd->n_assigns)
+		return false;
+	for (size_t i = 0; i < cmd->n_words; i++)
+		if (cmd->words[i].flags & (CR_SH_WORD_SUBST | CR_SH_WORD_PROCSUBST))
+			return false;
+	for (size_t i = 0; i < cmd->n_redirs; i++) {
+		const struct cr_sh_redir *r = &cmd->redirs[i];
+
+		if (r->op == CR_SH_REDIR_DUP)
+			continue;
+		if ((r->op == CR_SH_REDIR_OUT || r->op == CR_SH_REDIR_APPEND ||
+		     r->op == CR_SH_REDIR_OUT_ERR || r->op == CR_SH_REDIR_APPEND_ERR) &&
+		    strcmp(r->target.text, "/dev/null") == 0 && !r->target.flags)
+			continue;
+		return false;
+	}
+	return true;
+}
+
+static const char *command_allowed(const struct cr_profile *p, const struct cr_sh_command *cmd)
+{
+	if (!is_plain(cmd))
+		return NULL;
+	for (size_t i = 0; i < p->n_allow_commands; i++)
+		if (entry_matches(p->allow_commands[i], cmd, true))
+			return p->allow_commands[i];
+	for (size_t i = 0; i < p->n_allow_prefixes; i++)
+		if (entry_matches(p->allow_prefixes[i], cmd, false))
+			return p->allow_prefixes[i];
+	return NULL;
+}
+
+/* The allow entry that covers @line, or NULL. */
+static const char *line_allowed(const struct cr_profile *p, const char *line)
+{
+	size_t start = strspn(line, " \t\n"), end = strlen(line);
+	struct cr_sh_script s = {};
+	const char *why = NULL;
+
+	while (end > start && strchr(" \t\n", line[end - 1]))
+		end--;
+	for (size_t i = 0; i < p->n_allow_commands; i++)
+		if (strlen(p->allow_commands[i]) == end - start &&
+		    strncmp(p->allow_commands[i], line + start, end - start) == 0)
+			return p->allow_commands[i];
+	if (p->n_allow_commands + p->n_allow_prefixes == 0 || cr_sh_parse(line, &s, NULL, 0) < 0)
+		return NULL;
+	for (size_t i = 0; i < s.n_commands; i++) {
+		const char *w = command_allowed(p, &s.commands[i]);
+
+		why = i == 0 ? w : why;
+		if (!w) {
+			why = NULL;
+			break;
+		}
+	}
+	cr_sh_script_done(&s);
+	return why;
+}
+
+enum cr_command_rule cr_profile_command_rule(const struct cr_profile *p, const char *command_line,
+					     const struct cr_risk *risk, const char **ret_why)
+{
+	enum cr_risk_tier t = risk && risk->tier >= 0 && risk->tier < _CR_RISK_MAX ? risk->tier
+										  : CR_RISK_UNKNOWN;
+	const char *why = command_line ? line_allowed(p, command_line) : NULL;
+
+	if (ret_why)
+		*ret_why = why ?: cr_risk_tier_to_string(t);
+	return why ? CR_COMMAND_ALLOW : p->tier_rule[t];
 }

@@ -13,6 +13,7 @@
 #include "capability.h"
 #include "cgroup/limits.h"
 #include "policy.h"
+#include "risk.h"
 
 #define CR_DEFAULT_PROFILE "workspace"
 /* The longest line of a profile: inih's line buffer (INI_MAX_LINE, 200 in Debian's libinih 55)
@@ -23,6 +24,20 @@
 #ifndef CR_SYSCONF_PROFILES
 #define CR_SYSCONF_PROFILES "/etc/corral/profiles"
 #endif
+
+/* What `corral serve` does with a command ([commands] in a profile): run it, ask the user, or
+ * refuse it. */
+enum cr_command_rule {
+	CR_COMMAND_ALLOW,
+	CR_COMMAND_ASK,
+	CR_COMMAND_DENY,
+	_CR_COMMAND_RULE_MAX,
+	_CR_COMMAND_RULE_INVALID = -EINVAL,
+};
+
+/* "allow", "ask", "deny"; NULL if out of range. And back. */
+const char *cr_command_rule_to_string(enum cr_command_rule r);
+enum cr_command_rule cr_command_rule_from_string(const char *s);
 
 /* A path as the profile gives it: "~" and a leading "${WORKSPACE}" already expanded or still
  * marked (see cr_profile_resolve()), never relative. */
@@ -48,6 +63,14 @@ struct cr_profile {
 	uint64_t timeout_ms;	 /* [limits] timeout; 0: none */
 	enum cr_seccomp_mode seccomp;	/* [security] seccomp: default, strict or off */
 	enum cr_landlock_mode landlock; /* [security] landlock: best-effort, required or off */
+	/* [commands]: the rule of each risk tier (default: allow, allow, allow, ask), and the
+	 * command lines that are always allowed: exactly (allow) or by their first words
+	 * (allow_prefix). Both lists NULL-terminated. */
+	enum cr_command_rule tier_rule[_CR_RISK_MAX];
+	char **allow_commands;
+	size_t n_allow_commands;
+	char **allow_prefixes;
+	size_t n_allow_prefixes;
 };
 
 /* Where named profiles are looked for. NULL members are skipped. */
@@ -101,6 +124,17 @@ const char *cr_profile_builtin_text(const char *name);
 int cr_profile_main(int argc, char **argv);
 
 void cr_profile_done(struct cr_profile *p);
+
+/* What to do with @command_line, classified as @risk. The allowlist comes first: the line,
+ * trimmed, equals an allow entry; or every simple command of the line (those inside $(...)
+ * included) is allowlisted, its words equal to an allow entry's or starting with an
+ * allow_prefix entry's, with no assignment before it, no substitution in its words and no
+ * redirection but n>&m and writes to /dev/null. Otherwise (a command not allowlisted, no command,
+ * a line that does not parse) the rule of @risk's tier applies; an out-of-range tier counts as
+ * unknown. *@ret_why (if not NULL) is set to the allowlist entry that matched (it lives as long
+ * as @p), or to the tier's name (static). */
+enum cr_command_rule cr_profile_command_rule(const struct cr_profile *p, const char *command_line,
+					     const struct cr_risk *risk, const char **ret_why);
 
 /* Is @s a profile name: 1-CR_PROFILE_NAME_MAX letters, digits, '_' or '-'? */
 bool cr_profile_name_is_valid(const char *s);

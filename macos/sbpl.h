@@ -76,3 +76,12 @@ struct cr_policy;
  * -ENOTSUP), spawn. @tmpdir is the run's private temporary directory. 0 or -errno with @msg. */
 int cr_sbpl_from_policy(const struct cr_policy *policy, const char *tmpdir, bool interactive,
 			struct cr_sbpl *ret, char *msg, size_t msg_size);
+
+struct cr_profile;
+
+/* `corral profile show NAME --backend macos`: print the profile text and the -D parameters the
+ * macos driver would use for @profile with workspace @workspace (canonical) and the caller's
+ * environment, as text (parameters as comments first) or, with @json, as {"backend": "macos",
+ * "profile": TEXT, "params": {NAME: VALUE, ...}}. 0 or -errno with @msg. */
+int cr_sbpl_show(const struct cr_profile *profile, const char *workspace, char *const *env,
+		 bool json, char *msg, size_t msg_size);

@@ -251,6 +251,9 @@ for mode in $MODES; do
 	OUT=$(cd "$ws" && as "$mode" "$CORRAL" profile show strict --json 2>&1)
 	jcheck "$mode: corral profile show strict: the workspace read-only, no spawn" \
 		'.baseline.spawn == false and (.baseline.fs_write | length) == 0' "$OUT"
+	OUT=$(cd "$ws" && as "$mode" "$CORRAL" profile show strict --backend macos --json 2>&1)
+	jcheck "$mode: corral profile show --backend macos: the SBPL text and its parameters, no path in the text" \
+		'.backend == "macos" and .params.WORKSPACE == "'"$ws"'" and (.profile | contains("(deny default)")) and (.profile | contains("'"$ws"'") | not)' "$OUT"
 	bad=$(config_of "$mode")/corral/profiles/bad.ini
 	printf '[profile]\ndescription = x\n[network]\nmode = some\n' | as "$mode" sh -c "cat >'$bad'"
 	run "$mode" "$ws" --profile bad -- true

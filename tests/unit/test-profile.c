@@ -156,6 +156,13 @@ static void defaults(void **state)
 	assert_int_equal(p.timeout_ms, 0);
 	assert_int_equal(p.seccomp, CR_SECCOMP_DEFAULT);
 	assert_int_equal(p.landlock, CR_LANDLOCK_BEST_EFFORT);
+	assert_int_equal(p.tier_rule[CR_RISK_SAFE], CR_COMMAND_ALLOW);
+	assert_int_equal(p.tier_rule[CR_RISK_CAUTION], CR_COMMAND_ALLOW);
+	assert_int_equal(p.tier_rule[CR_RISK_UNKNOWN], CR_COMMAND_ALLOW);
+	assert_int_equal(p.tier_rule[CR_RISK_DANGEROUS], CR_COMMAND_ASK);
+	assert_int_equal(p.n_allow_commands + p.n_allow_prefixes, 0);
+	assert_null(p.allow_commands);
+	assert_null(p.allow_prefixes);
 	cr_profile_done(&p);
 	assert_null(p.name);
 }
@@ -198,7 +205,16 @@ static void every_key(void **state)
 		       "enforce = required\n"
 		       "[security]\n"
 		       "seccomp = off\n"
-		       "landlock = required\n");
+		       "landlock = required\n"
+		       "[commands]\n"
+		       "safe = allow\n"
+		       "caution = ask\n"
+		       "unknown = deny\n"
+		       "dangerous = deny ; nobody to ask\n"
+		       "allow = git status\n"
+		       "allow = make && make test\n"
+		       "allow_prefix = git log\n"
+		       "allow_prefix = ls\n");
 	assert_int_equal(parse(f, text, &p), 0);
 	assert_string_equal(p.description, "Everything");
 	assert_true(p.workspace_ro);
@@ -239,6 +255,18 @@ static void every_key(void **state)
 	assert_int_equal(p.timeout_ms, 1250);
 	assert_int_equal(p.seccomp, CR_SECCOMP_OFF);
 	assert_int_equal(p.landlock, CR_LANDLOCK_REQUIRED);
+	assert_int_equal(p.tier_rule[CR_RISK_SAFE], CR_COMMAND_ALLOW);
+	assert_int_equal(p.tier_rule[CR_RISK_CAUTION], CR_COMMAND_ASK);
+	assert_int_equal(p.tier_rule[CR_RISK_UNKNOWN], CR_COMMAND_DENY);
+	assert_int_equal(p.tier_rule[CR_RISK_DANGEROUS], CR_COMMAND_DENY);
+	assert_int_equal(p.n_allow_commands, 2);
+	assert_string_equal(p.allow_commands[0], "git status");
+	assert_string_equal(p.allow_commands[1], "make && make test");
+	assert_null(p.allow_commands[2]);
+	assert_int_equal(p.n_allow_prefixes, 2);
+	assert_string_equal(p.allow_prefixes[0], "git log");
+	assert_string_equal(p.allow_prefixes[1], "ls");
+	assert_null(p.allow_prefixes[2]);
 	cr_profile_done(&p);
 }
 
@@ -304,6 +332,18 @@ static void bad_values(void **state)
 		{ "[limits]\nenforce = strict\n", 2, "expected best-effort or required" },
 		{ "[security]\nseccomp = profile\n", 2, "expected default, strict or off" },
 		{ "[security]\nlandlock = on\n", 2, "expected best-effort, required or off" },
+		{ "[commands]\nsafe = yes\n", 2, "safe = 'yes': expected allow, ask or deny" },
+		{ "[commands]\ndangerous = Allow\n", 2, "expected allow, ask or deny" },
+		{ "[commands]\ncaution = ask\ncaution = deny\n", 3, "'caution' is given twice" },
+		{ "[commands]\nallow = echo \"unterminated\n", 2, "not a command line" },
+		{ "[commands]\nallow = ls )\n", 2, "not a command line" },
+		{ "[commands]\nallow_prefix = git $SUB\n", 2, "expected a command's first words" },
+		{ "[commands]\nallow_prefix = git log | sh\n", 2, "expected a command's first words" },
+		{ "[commands]\nallow_prefix = ls > out\n", 2, "expected a command's first words" },
+		{ "[commands]\nallow_prefix = FOO=1 ls\n", 2, "expected a command's first words" },
+		{ "[commands]\nallow_prefix = 'git' log\n", 2, "expected a command's first words" },
+		{ "[commands]\nallow =\n", 2, "'allow' has an empty value" },
+		{ "[commands]\nblock = rm\n", 2, "unknown key 'block' in [commands] (expected safe, caution" },
 	};
 	struct fixture *f = *state;
 
@@ -454,6 +494,78 @@ static void builtins(void **state)
 	assert_non_null(cr_profile_builtin_text(CR_DEFAULT_PROFILE));
 }
 
+static void expect_rules(const struct cr_profile *p, enum cr_command_rule safe,
+			 enum cr_command_rule caution, enum cr_command_rule unknown,
+			 enum cr_command_rule dangerous)
+{
+	assert_int_equal(p->tier_rule[CR_RISK_SAFE], safe);
+	assert_int_equal(p->tier_rule[CR_RISK_CAUTION], caution);
+	assert_int_equal(p->tier_rule[CR_RISK_UNKNOWN], unknown);
+	assert_int_equal(p->tier_rule[CR_RISK_DANGEROUS], dangerous);
+}
+
+/* cr_profile_command_rule(): the allowlist, then the tier's rule. */
+static void command_rules(void **state)
+{
+	static const struct {
+		const char *line;
+		enum cr_risk_tier tier;
+		enum cr_command_rule rule;
+		const char *why;
+	} cases[] = {
+		{ "git status", CR_RISK_SAFE, CR_COMMAND_ALLOW, "git status" },
+		{ "  git status\t", CR_RISK_SAFE, CR_COMMAND_ALLOW, "git status" },
+		{ "git  status", CR_RISK_SAFE, CR_COMMAND_ALLOW, "git status" }, /* same words */
+		{ "git status --short", CR_RISK_SAFE, CR_COMMAND_ALLOW, "safe" }, /* not exact */
+		{ "make && make test", CR_RISK_UNKNOWN, CR_COMMAND_ALLOW, "make && make test" },
+		{ "make", CR_RISK_UNKNOWN, CR_COMMAND_ASK, "unknown" },
+		{ "git log --oneline -5", CR_RISK_SAFE, CR_COMMAND_ALLOW, "git log" },
+		{ "git logx", CR_RISK_UNKNOWN, CR_COMMAND_ASK, "unknown" },
+		{ "git", CR_RISK_SAFE, CR_COMMAND_ALLOW, "safe" },
+		{ "cargo test --all", CR_RISK_UNKNOWN, CR_COMMAND_ALLOW, "cargo test" },
+		{ "cargo test && git log", CR_RISK_UNKNOWN, CR_COMMAND_ALLOW, "cargo test" },
+		{ "cargo test | git status", CR_RISK_UNKNOWN, CR_COMMAND_ALLOW, "cargo test" },
+		{ "cargo test; rm -rf /", CR_RISK_DANGEROUS, CR_COMMAND_DENY, "dangerous" },
+		{ "cargo test $(rm -rf /)", CR_RISK_DANGEROUS, CR_COMMAND_DENY, "dangerous" },
+		{ "cargo test > /etc/passwd", CR_RISK_DANGEROUS, CR_COMMAND_DENY, "dangerous" },
+		{ "cargo test 2>/dev/null", CR_RISK_UNKNOWN, CR_COMMAND_ALLOW, "cargo test" },
+		{ "cargo test 2>&1", CR_RISK_UNKNOWN, CR_COMMAND_ALLOW, "cargo test" },
+		{ "LD_PRELOAD=x.so cargo test", CR_RISK_DANGEROUS, CR_COMMAND_DENY, "dangerous" },
+		{ "$X test", CR_RISK_UNKNOWN, CR_COMMAND_ASK, "unknown" },
+		{ "rm -rf build", CR_RISK_CAUTION, CR_COMMAND_ASK, "caution" },
+		{ "echo \"unbalanced", CR_RISK_UNKNOWN, CR_COMMAND_ASK, "unknown" },
+		{ "", CR_RISK_SAFE, CR_COMMAND_ALLOW, "safe" },
+	};
+	struct fixture *f = *state;
+	struct cr_profile p;
+
+	assert_int_equal(parse(f,
+			       "[commands]\ncaution = ask\nunknown = ask\ndangerous = deny\n"
+			       "allow = git status\nallow = make && make test\n"
+			       "allow_prefix = git log\nallow_prefix = cargo test\n",
+			       &p),
+			 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cr_risk risk = { .tier = cases[i].tier };
+		const char *why = NULL;
+		enum cr_command_rule r = cr_profile_command_rule(&p, cases[i].line, &risk, &why);
+
+		if (r != cases[i].rule || !why || strcmp(why, cases[i].why) != 0)
+			fail_msg("'%s': expected %s (%s), got %s (%s)", cases[i].line,
+				 cr_command_rule_to_string(cases[i].rule), cases[i].why,
+				 cr_command_rule_to_string(r), why ?: "NULL");
+	}
+	/* an out-of-range tier counts as unknown; ret_why may be NULL */
+	assert_int_equal(cr_profile_command_rule(&p, "x", &(struct cr_risk){ .tier = 9 }, NULL),
+			 CR_COMMAND_ASK);
+	cr_profile_done(&p);
+
+	for (int r = 0; r < _CR_COMMAND_RULE_MAX; r++)
+		assert_int_equal(cr_command_rule_from_string(cr_command_rule_to_string(r)), r);
+	assert_null(cr_command_rule_to_string(_CR_COMMAND_RULE_MAX));
+	assert_int_equal(cr_command_rule_from_string("permit"), _CR_COMMAND_RULE_INVALID);
+}
+
 static void builtin_contents(void **state)
 {
 	struct fixture *f = *state;
@@ -461,6 +573,7 @@ static void builtin_contents(void **state)
 	char cache[PATH_MAX];
 
 	assert_int_equal(cr_profile_load("strict", &f->dirs, &p, msg, sizeof(msg)), 0);
+	expect_rules(&p, CR_COMMAND_ALLOW, CR_COMMAND_ASK, CR_COMMAND_ASK, CR_COMMAND_DENY);
 	assert_true(p.workspace_ro);
 	assert_false(p.spawn);
 	assert_int_equal(p.net, CR_NETCAP_NONE);
@@ -468,6 +581,7 @@ static void builtin_contents(void **state)
 	cr_profile_done(&p);
 
 	assert_int_equal(cr_profile_load("workspace", &f->dirs, &p, msg, sizeof(msg)), 0);
+	expect_rules(&p, CR_COMMAND_ALLOW, CR_COMMAND_ALLOW, CR_COMMAND_ALLOW, CR_COMMAND_ASK);
 	assert_false(p.workspace_ro);
 	assert_true(p.spawn);
 	assert_int_equal(p.net, CR_NETCAP_NONE);
@@ -475,6 +589,7 @@ static void builtin_contents(void **state)
 	cr_profile_done(&p);
 
 	assert_int_equal(cr_profile_load("ci", &f->dirs, &p, msg, sizeof(msg)), 0);
+	expect_rules(&p, CR_COMMAND_ALLOW, CR_COMMAND_ALLOW, CR_COMMAND_ALLOW, CR_COMMAND_DENY);
 	assert_int_equal(p.net, CR_NETCAP_NONE);
 	assert_int_equal(p.limits.value[CR_LIMIT_PIDS], 1024);
 	assert_int_equal(p.limits.value[CR_LIMIT_MEMORY], 4ull << 30);
@@ -489,6 +604,7 @@ static void builtin_contents(void **state)
 	cr_profile_done(&p);
 
 	assert_int_equal(cr_profile_load("power_user", &f->dirs, &p, msg, sizeof(msg)), 0);
+	expect_rules(&p, CR_COMMAND_ALLOW, CR_COMMAND_ALLOW, CR_COMMAND_ALLOW, CR_COMMAND_ASK);
 	assert_int_equal(p.net, CR_NETCAP_HOSTS);
 	assert_int_equal(p.n_hosts, 15);
 	assert_string_equal(p.hosts[0], "github.com");
@@ -498,6 +614,7 @@ static void builtin_contents(void **state)
 	cr_profile_done(&p);
 
 	assert_int_equal(cr_profile_load("autonomous", &f->dirs, &p, msg, sizeof(msg)), 0);
+	expect_rules(&p, CR_COMMAND_ALLOW, CR_COMMAND_ALLOW, CR_COMMAND_ALLOW, CR_COMMAND_DENY);
 	assert_int_equal(p.net, CR_NETCAP_ALL);
 	assert_true(p.spawn);
 	assert_int_equal(p.n_hosts, 0);
@@ -981,6 +1098,22 @@ static void command_output(void **state)
 	assert_string_equal(get_string(o, "seccomp"), "default");
 	assert_string_equal(get_string(o, "landlock"), "best-effort");
 	assert_string_equal(get_string(o, "limits_enforce"), "best-effort");
+	assert_true(json_object_object_get_ex(o, "commands", &v));
+	assert_string_equal(get_string(v, "safe"), "allow");
+	assert_string_equal(get_string(v, "caution"), "allow");
+	assert_string_equal(get_string(v, "unknown"), "allow");
+	assert_string_equal(get_string(v, "dangerous"), "ask");
+	assert_true(json_object_object_get_ex(v, "allow", &a));
+	assert_int_equal(json_object_array_length(a), 0);
+	assert_true(json_object_object_get_ex(v, "allow_prefix", &a));
+	assert_int_equal(json_object_array_length(a), 0);
+	json_object_put(o);
+
+	assert_int_equal(run_to(out, "show", "strict", "--json", "-w", f->ws), 0);
+	o = read_json(out);
+	assert_true(json_object_object_get_ex(o, "commands", &v));
+	assert_string_equal(get_string(v, "caution"), "ask");
+	assert_string_equal(get_string(v, "dangerous"), "deny");
 	json_object_put(o);
 
 	/* --ini prints the text as it is. */
@@ -1004,6 +1137,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(network_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(builtins, setup, teardown),
 		cmocka_unit_test_setup_teardown(builtin_contents, setup, teardown),
+		cmocka_unit_test_setup_teardown(command_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(search_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(file_paths, setup, teardown),
 		cmocka_unit_test_setup_teardown(file_checks, setup, teardown),
