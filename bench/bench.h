@@ -10,7 +10,8 @@
 
 enum kind {
 	KIND_FORK,
-	KIND_SPAWN
+	KIND_SPAWN,
+	KIND_SERVE /* one exec round trip through a `corral serve --stdio` started once */
 };
 
 struct subject {

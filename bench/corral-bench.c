@@ -324,11 +324,116 @@ static size_t build_subjects(struct subject *v, const struct opts *o, char **pee
 		prefix[k] = "--";
 		subject_set(add_subject(v, &n, layers[i].name, KIND_SPAWN), prefix, o->workload);
 	}
+	subject_set(add_subject(v, &n, "serve", KIND_SERVE), NULL, o->workload);
 	add_subject(v, &n, "no-newroot", KIND_SPAWN)->note =
 		"not measurable: corral has no switch for the fresh root yet";
 	if (o->vs_peers)
 		add_peers(v, &n, o->workload, peer_paths);
 	return n;
+}
+
+/* The serve subject: one `corral serve --stdio` for the whole run, with one session whose
+ * workspace is the bench's; each sample is one exec request written and its response read. */
+static struct {
+	pid_t pid;
+	int to, from;
+	char buf[1 << 16];
+	size_t len;
+	unsigned long next_id;
+} serve = { .pid = -1, .to = -1, .from = -1 };
+
+/* Read one response line; 0 if it contains @want, -ECHILD if not, -errno on I/O failure. */
+static int serve_read_line(const char *want)
+{
+	char *nl;
+	ssize_t k;
+
+	while (!(nl = memchr(serve.buf, '\n', serve.len))) {
+		if (serve.len == sizeof(serve.buf))
+			return -E2BIG;
+		k = read(serve.from, serve.buf + serve.len, sizeof(serve.buf) - serve.len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -errno : -EPIPE;
+		serve.len += (size_t)k;
+	}
+	*nl = '\0';
+	k = strstr(serve.buf, want) ? 0 : -ECHILD;
+	if (k < 0)
+		fprintf(stderr, "\ncorral-bench: serve answered: %s\n", serve.buf);
+	serve.len -= (size_t)(nl + 1 - serve.buf);
+	memmove(serve.buf, nl + 1, serve.len);
+	return (int)k;
+}
+
+static int serve_write(const char *line, size_t len)
+{
+	while (len > 0) {
+		ssize_t k = write(serve.to, line, len);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		line += k;
+		len -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Send the exec request of @s (its argv has no character JSON would escape). */
+static int serve_send_exec(const struct subject *s)
+{
+	char line[512];
+	size_t n;
+
+	n = (size_t)snprintf(line, sizeof(line), "{\"type\":\"exec\",\"id\":%lu,\"session\":\"bench\",\"argv\":[",
+			     ++serve.next_id);
+	for (size_t i = 0; s->argv[i] && n < sizeof(line); i++)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s\"%s\"", i ? "," : "", s->argv[i]);
+	if (n < sizeof(line))
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "]}\n");
+	if (n >= sizeof(line))
+		return -E2BIG;
+	return serve_write(line, n);
+}
+
+static int serve_start(const char *corral, const char *workspace)
+{
+	int in[2], out[2], r;
+	char line[PATH_MAX + 128];
+
+	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0)
+		return -errno;
+	serve.pid = fork();
+	if (serve.pid < 0)
+		return -errno;
+	if (serve.pid == 0) {
+		(void)dup2(in[0], STDIN_FILENO);
+		(void)dup2(out[1], STDOUT_FILENO);
+		execl(corral, corral, "serve", "--stdio", "--pool", "2", (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	serve.to = in[1];
+	serve.from = out[0];
+	(void)snprintf(line, sizeof(line),
+		       "{\"type\":\"open_session\",\"id\":0,\"session\":\"bench\",\"workspace\":\"%s\"}\n",
+		       workspace);
+	r = serve_write(line, strlen(line));
+	return r < 0 ? r : serve_read_line("\"open_session_result\"");
+}
+
+static void serve_stop(void)
+{
+	if (serve.to >= 0)
+		close(serve.to); /* end of input: the server stops */
+	if (serve.from >= 0)
+		close(serve.from);
+	if (serve.pid > 0)
+		(void)waitpid(serve.pid, NULL, 0);
 }
 
 /* Starts the subject, its stdout and stderr on devnull. Returns 0 or -errno. */
@@ -380,9 +485,15 @@ static int run_once(const struct subject *s, int devnull, double *ret_us)
 	pid_t pid;
 	int r;
 
-	r = start(s, devnull, &pid);
-	if (r >= 0)
-		r = reap(pid);
+	if (s->kind == KIND_SERVE) {
+		r = serve_send_exec(s);
+		if (r >= 0)
+			r = serve_read_line("\"exit_code\":0,");
+	} else {
+		r = start(s, devnull, &pid);
+		if (r >= 0)
+			r = reap(pid);
+	}
 	if (r >= 0)
 		*ret_us = now_us() - t0;
 	return r;
@@ -397,18 +508,18 @@ static int run_burst(const struct subject *s, int devnull, int workers, double *
 
 	while (done < BURST && r >= 0) {
 		while (r >= 0 && started - done < workers && started < BURST) {
-			r = start(s, devnull, &pid);
+			r = s->kind == KIND_SERVE ? serve_send_exec(s) : start(s, devnull, &pid);
 			started += r >= 0;
 		}
 		if (started > done) {
-			int w = reap(-1);
+			int w = s->kind == KIND_SERVE ? serve_read_line("\"exit_code\":0,") : reap(-1);
 
 			r = r < 0 ? r : w;
 			done++;
 		}
 	}
 	while (started > done++) /* after a failure: collect what is still running */
-		(void)reap(-1);
+		(void)(s->kind == KIND_SERVE ? serve_read_line("") : reap(-1));
 	if (r >= 0)
 		*ret_rate = BURST / ((now_us() - t0) / 1e6);
 	return r;
@@ -640,8 +751,13 @@ int main(int argc, char **argv)
 	r = alloc_samples(v, n, o.series ? o.series : o.burst ? 2 * o.runs : o.runs);
 	if (r >= 0)
 		r = make_workspace(ws);
+	if (r >= 0 && find_subject(v, n, "serve") && serve_start(corral, ws) < 0) {
+		fprintf(stderr, "corral-bench: corral serve did not start; skipping its subject\n");
+		find_subject(v, n, "serve")->note = "corral serve did not start";
+	}
 	if (r >= 0) {
 		r = measure(v, n, &o);
+		serve_stop();
 		(void)chdir("/");
 		(void)rmdir(ws);
 	} else

@@ -21,6 +21,7 @@ const char cr_main_usage[] =
 	"  run [OPTIONS] [--] CMD [ARG...]  run CMD in a fresh sandbox and return its status\n"
 	"  profile list|show NAME           the policy profiles, and what one allows\n"
 	"  session list|show ID|rm ID       per-session workspaces and their grants\n"
+	"  serve --stdio | --socket PATH    keep sandboxes warm, run commands on request (JSON)\n"
 	"  check --shell CMD                how risky a shell command line is: safe, caution,\n"
 	"                                   unknown or dangerous, with the reasons\n"
 	"  doctor [--json]                  show what this host can enforce, and how to fix gaps\n"

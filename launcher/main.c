@@ -11,6 +11,7 @@
 #include "profile.h"
 #include "session.h"
 #include "run.h"
+#include "serve.h"
 #include "risk.h"
 
 static int help(const char *topic)
@@ -33,6 +34,10 @@ static int help(const char *topic)
 		char *args[] = { "check", "--help", NULL };
 
 		return cr_check_main(2, args);
+	} else if (topic && strcmp(topic, "serve") == 0) {
+		char *args[] = { "serve", "--help", NULL };
+
+		return cr_serve_main(2, args);
 	} else if (topic) {
 		cr_log_error("help: unknown command '%s'", topic);
 		return CR_EXIT_SETUP;
@@ -69,6 +74,8 @@ int main(int argc, char **argv)
 		return cr_profile_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "session") == 0)
 		return cr_session_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "serve") == 0)
+		return cr_serve_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "check") == 0)
 		return cr_check_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0)

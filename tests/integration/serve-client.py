@@ -1,0 +1,446 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Drive `corral serve` for tests/integration/serve.sh.
+
+Usage: serve-client.py SCENARIO CORRAL [ARG...]
+
+Each scenario starts `CORRAL serve --stdio` (or --socket), sends requests, matches the responses
+by "id", and prints one line per check: "PASS name" or "FAIL name: detail" (serve.sh turns them
+into TAP). Diagnostics go to stderr."""
+
+import json
+import os
+import select
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+
+RESULTS = []
+
+
+def check(name, cond, detail=""):
+    RESULTS.append(cond)
+    print(("PASS %s" % name) if cond else ("FAIL %s: %s" % (name, detail)), flush=True)
+    return cond
+
+
+class Server:
+    def __init__(self, corral, args=("--stdio",), audit=None):
+        ledger = ["--audit", audit] if audit else ["--no-audit"]
+        self.p = subprocess.Popen([corral, "serve", *args, *ledger],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.buf = b""
+        self.pending = {}  # id -> [responses]
+        self.next = 0
+
+    def send(self, msg):
+        self.next += 1
+        msg.setdefault("id", self.next)
+        self.p.stdin.write((json.dumps(msg) + "\n").encode())
+        self.p.stdin.flush()
+        return msg["id"]
+
+    def _read_line(self, timeout):
+        while b"\n" not in self.buf:
+            r, _, _ = select.select([self.p.stdout], [], [], timeout)
+            if not r:
+                raise TimeoutError("no response within %ss" % timeout)
+            chunk = os.read(self.p.stdout.fileno(), 1 << 20)
+            if not chunk:
+                raise EOFError("the server closed its output")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def wait(self, rid, timeout=30):
+        deadline = time.time() + timeout
+        while not self.pending.get(rid):
+            o = self._read_line(max(0.01, deadline - time.time()))
+            self.pending.setdefault(o.get("id"), []).append(o)
+        return self.pending[rid].pop(0)
+
+    def call(self, msg, timeout=30):
+        return self.wait(self.send(msg), timeout)
+
+    def open(self, sid, **kw):
+        r = self.call(dict(type="open_session", session=sid, **kw), 60)
+        if r["type"] != "open_session_result":
+            raise RuntimeError("open_session %s: %s" % (sid, r))
+        return r
+
+    def sh(self, session, line, **kw):
+        return self.call(dict(type="exec", session=session, shell=line, **kw))
+
+    def stop(self):
+        try:
+            self.p.stdin.close()
+        except BrokenPipeError:
+            pass
+        try:
+            self.p.wait(10)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+
+
+def descendants(pid):
+    """pid and every descendant, from /proc/PID/task/TID/children."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            for t in os.listdir("/proc/%d/task" % p):
+                with open("/proc/%d/task/%s/children" % (p, t)) as f:
+                    todo += [int(c) for c in f.read().split()]
+        except OSError:
+            pass
+    return out
+
+
+def comm(pid):
+    try:
+        with open("/proc/%d/comm" % pid) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split(") ", 1)[1][0] != "Z"
+    except OSError:
+        return False
+
+
+def scenario_seq(corral):
+    s = Server(corral)
+    s.open("seq")
+    bad, t0 = [], time.time()
+    for i in range(1000):
+        r = s.sh("seq", "echo %d" % i)
+        if r.get("stdout") != "%d\n" % i or r.get("exit_code") != 0:
+            bad.append((i, r))
+    dt = time.time() - t0
+    check("1000 sequential execs give their outputs", not bad, str(bad[:2]))
+    print("# 1000 execs in %.2fs" % dt, file=sys.stderr)
+    st = s.call(dict(type="stats"))
+    sess = st["sessions"][0]
+    check("stats counts 1000 execs", sess["execs_total"] == 1000, str(sess))
+    check("stats gives the warm session's memory", sess["memory_pss_bytes"] > 0, str(sess))
+    print("# memory_pss_bytes of a warm session (pool 2): %d" % sess["memory_pss_bytes"],
+          file=sys.stderr)
+    # stdin, env, cwd, exit codes, non-UTF-8 output, a missing command.
+    r = s.call(dict(type="exec", session="seq", argv=["cat"], stdin="in\u00e9"))
+    check("stdin is fed", r.get("stdout") == "in\u00e9", str(r))
+    r = s.call(dict(type="exec", session="seq", argv=["cat"], stdin_base64="AP8="))
+    check("binary output comes base64-encoded", r.get("stdout_base64") == "AP8=" and
+          "stdout" not in r, str(r))
+    r = s.sh("seq", "echo $FOO; pwd; exit 3", env={"FOO": "bar"}, cwd="/tmp")
+    check("env, cwd and the exit code", r.get("stdout") == "bar\n/tmp\n" and
+          r.get("exit_code") == 3, str(r))
+    r = s.sh("seq", "kill -9 $$")
+    check("a signal gives 128+n and its name", r.get("exit_code") == 137 and
+          r.get("signal") == 9 and r.get("signal_name") == "SIGKILL", str(r))
+    r = s.sh("seq", "grep -E '^Sig(Ign|Blk)' /proc/self/status")
+    check("commands start with no signal ignored or blocked",
+          r.get("stdout") == "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n", str(r))
+    r = s.call(dict(type="exec", session="seq", argv=["no-such-command-x"]))
+    check("a missing command exits 127", r.get("exit_code") == 127, str(r))
+    r = s.sh("seq", "echo kept > /tmp/f; echo ws > f")
+    r = s.sh("seq", "cat /tmp/f f")
+    check("the session keeps its /tmp and workspace", r.get("stdout") == "kept\nws\n", str(r))
+    # Many execs in flight in one session: 6 sleeps of 0.4s with a pool of 2 take 3 turns.
+    t0 = time.time()
+    ids = [s.send(dict(type="exec", session="seq", shell="sleep 0.4; echo %d" % i)) for i in range(6)]
+    res = [s.wait(i) for i in ids]
+    dt = time.time() - t0
+    check("6 concurrent execs in one session", all(r.get("stdout") == "%d\n" % i for i, r in
+                                                    enumerate(res)) and dt < 2.0,
+          "%.2fs %s" % (dt, [r.get("stdout") for r in res]))
+    r = s.call(dict(type="open_session", session="seq"))
+    check("a second open of an open id is session_exists", r.get("error") == "session_exists",
+          str(r))
+    r = s.call(dict(type="close_session", session="seq"))
+    check("close_session", r.get("type") == "close_session_result", str(r))
+    r = s.sh("seq", "true")
+    check("a closed session is gone", r.get("error") == "no_such_session", str(r))
+    s.stop()
+
+
+def scenario_ledger(corral):
+    ledger = os.path.join(os.environ.get("XDG_STATE_HOME", tempfile.gettempdir()), "serve-ledger.jsonl")
+    s = Server(corral, audit=ledger)
+    s.open("led")
+    s.sh("led", "echo one")
+    s.sh("led", "exit 4")
+    s.stop()
+    with open(ledger) as f:
+        lines = [json.loads(x) for x in f]
+    ok = len(lines) == 2 and all(x.get("via") == "serve" and x.get("session") == "led" and
+                                 x.get("decision") == "allowed" and "tier" in x
+                                 for x in lines) and lines[1].get("exit_code") == 4
+    check("every exec is a ledger line with its decision and outcome", ok, str(lines))
+    os.unlink(ledger)
+
+
+def scenario_iso(corral):
+    s = Server(corral)
+    n = 8
+    for i in range(n):
+        s.open("iso%d" % i)
+    ids = [s.send(dict(type="exec", session="iso%d" % i, shell="echo %d > /tmp/mark%d; sleep 0.3; ls /tmp" % (i, i)))
+           for i in range(n)]
+    res = [s.wait(i) for i in ids]
+    # /tmp also holds the directories leading to the workspace's mount point.
+    ok = all([m for m in r.get("stdout", "").split() if m.startswith("mark")] == ["mark%d" % i]
+             for i, r in enumerate(res))
+    check("8 concurrent sessions see only their own /tmp", ok, str([r.get("stdout") for r in res]))
+    # A long command in session 0; session 1 sees no process of it and cannot signal it.
+    long_id = s.send(dict(type="exec", session="iso0", shell="sleep 3; echo survived",
+                          timeout_ms=20000))
+    time.sleep(0.5)
+    r = s.sh("iso1", "ls /proc | grep -c '^[0-9]' ; kill -9 -1; pkill sleep; true")
+    res0 = s.wait(long_id)
+    check("another session's kill -9 -1 does not reach it", res0.get("stdout") == "survived\n",
+          str(res0))
+    r = s.sh("iso1", "for p in /proc/[0-9]*; do cat $p/comm; done")
+    check("no process of another session is visible", "sleep" not in r.get("stdout", "x"),
+          str(r))
+    s.stop()
+
+
+def scenario_caps(corral):
+    s = Server(corral)
+    s.open("cap")
+    r = s.sh("cap", "head -c 3145728 /dev/zero | tr '\\0' a; echo e >&2",
+             max_output_bytes=1048576)
+    check("stdout is cut at half of max_output_bytes", len(r.get("stdout", "")) == 524288 and
+          r.get("stdout_truncated") is True, "len %d %s" % (len(r.get("stdout", "")),
+                                                             r.get("stdout_truncated")))
+    check("stderr is kept and not truncated", r.get("stderr") == "e\n" and
+          r.get("stderr_truncated") is False, str(r.get("stderr")))
+    check("the command ran to its end", r.get("exit_code") == 0, str(r.get("exit_code")))
+    r = s.sh("cap", "head -c 3000000 /dev/zero | tr '\\0' b >&2")
+    check("stderr is cut at the default 512 KiB", len(r.get("stderr", "")) == 524288 and
+          r.get("stderr_truncated") is True and r.get("stdout_truncated") is False, "")
+    r = s.sh("cap", "echo hello", max_output_bytes=0)
+    check("max_output_bytes 0 keeps nothing", r.get("stdout") == "" and
+          r.get("stdout_truncated") is True, str(r))
+    s.stop()
+
+
+def scenario_timeout(corral):
+    s = Server(corral)
+    sid = s.open("to")
+    pid1 = sid["pid"]
+    t0 = time.time()
+    r = s.sh("to", "sleep 100 & sleep 100", timeout_ms=500)
+    dt = time.time() - t0
+    check("a timeout ends the command", r.get("timed_out") is True and r.get("exit_code") == 124,
+          str(r))
+    check("within the timeout and its grace", dt < 3.5, "%.2fs" % dt)
+    left = [p for p in descendants(pid1) if comm(p) == "sleep"]
+    check("no process of the command is left (host /proc)", not left, str(left))
+    r = s.sh("to", "echo after")
+    check("the session still runs commands", r.get("stdout") == "after\n", str(r))
+    s.stop()
+
+
+def scenario_crash(corral):
+    s = Server(corral)
+    pid1 = s.open("cr")["pid"]
+    os.kill(pid1, signal.SIGKILL)
+    time.sleep(0.5)
+    r = s.sh("cr", "echo again")
+    check("after its sandbox was killed, the session runs commands", r.get("stdout") == "again\n",
+          str(r))
+    st = s.call(dict(type="stats"))["sessions"][0]
+    check("stats counts the restart", st["sandbox_restarts"] == 1 and st["pid"] != pid1, str(st))
+    s.stop()
+
+
+def scenario_sigkill(corral):
+    s = Server(corral)
+    pids = []
+    for i in range(2):
+        pids.append(s.open("k%d" % i)["pid"])
+        s.send(dict(type="exec", session="k%d" % i, shell="sleep 100 & sleep 100"))
+    time.sleep(0.5)
+    tree = [p for pid in pids for p in descendants(pid)]
+    check("the sandboxes run", len(tree) >= 4, str(tree))
+    s.p.kill()
+    s.p.wait()
+    deadline = time.time() + 5
+    while time.time() < deadline and any(alive(p) for p in tree):
+        time.sleep(0.05)
+    left = [(p, comm(p)) for p in tree if alive(p)]
+    check("SIGKILL to the server leaves no sandbox process", not left, str(left))
+
+
+def scenario_ask(corral, command):
+    s = Server(corral)
+    s.open("ask", profile="serve-ask")
+    r = s.sh("ask", command)
+    check("a command the profile asks about needs approval", r.get("type") == "needs_approval" and
+          r.get("request_id", "").startswith("r-") and "tier" in r, str(r))
+    eid = r["id"]
+    a = s.call(dict(type="approve", request_id=r["request_id"], scope="once"))
+    check("approve once is acknowledged", a.get("type") == "approve_result", str(a))
+    res = s.wait(eid)
+    check("the approved command runs", res.get("type") == "exec_result" and
+          res.get("exit_code") == 0 and res.get("approval") == "once", str(res))
+    r = s.sh("ask", command)
+    check("once is asked again", r.get("type") == "needs_approval", str(r))
+    s.call(dict(type="approve", request_id=r["request_id"], scope="session"))
+    s.wait(r["id"])
+    r = s.sh("ask", command)
+    check("a session approval covers the same command", r.get("type") == "exec_result" and
+          r.get("approval") == "cached_session", str(r))
+    r = s.sh("ask", command + " # other")
+    d = s.call(dict(type="deny", request_id=r.get("request_id", "?")))
+    res = s.wait(r["id"])
+    check("deny answers denied", d.get("type") == "deny_result" and res.get("type") == "denied",
+          "%s %s" % (d, res))
+    r = s.call(dict(type="approve", request_id="r-999", scope="once"))
+    check("an unknown request_id", r.get("error") == "no_such_request", str(r))
+    r = s.sh("ask", "curl http://example.com | sh")
+    check("a tier the profile denies is denied without asking", r.get("type") == "denied" and
+          r.get("rule") == "deny" and r.get("tier") == "dangerous", str(r))
+    r = s.sh("ask", "rm -f /tmp/allowed")
+    check("an allowlisted command runs without asking", r.get("type") == "exec_result" and
+          r.get("rule") == "allow", str(r))
+    line = command + " # kept"
+    r = s.sh("ask", line)
+    s.call(dict(type="approve", request_id=r.get("request_id", "?"), scope="permanent"))
+    s.wait(r["id"])
+    s.stop()
+    s = Server(corral)
+    s.open("ask2", profile="serve-ask")
+    r = s.sh("ask2", line)
+    check("a permanent approval holds in another session after a restart",
+          r.get("type") == "exec_result" and r.get("approval") == "cached_permanent", str(r))
+    s.stop()
+
+
+def scenario_cold(corral):
+    s = Server(corral)
+    s.open("cold")
+    line = "cat /proc/net/dev | wc -l"
+    warm = s.sh("cold", line)
+    r = s.sh("cold", line, request={"network": "all"})
+    check("a request beyond the profile needs approval, with what it needs",
+          r.get("type") == "needs_approval" and r.get("capabilities") == {"network": "all"},
+          str(r))
+    s.call(dict(type="approve", request_id=r.get("request_id", "?"), scope="session"))
+    res = s.wait(r["id"])
+    check("approved, it runs in a one-off sandbox with the host's network",
+          res.get("sandbox") == "one-off" and res.get("exit_code") == 0 and
+          res.get("stdout") != warm.get("stdout"), "%s vs %s" % (res, warm.get("stdout")))
+    r = s.sh("cold", line, request={"network": "all"})
+    check("the session's grant covers the next one", r.get("type") == "exec_result" and
+          r.get("approval") == "grant", str(r))
+    r = s.sh("cold", "grep -E '^Sig(Ign|Blk)' /proc/self/status", request={"network": "all"})
+    check("a one-off sandbox's command starts with no signal ignored or blocked",
+          r.get("stdout") == "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n", str(r))
+    r = s.sh("cold", "sleep 10", request={"network": "all"}, timeout_ms=300)
+    check("a one-off sandbox's timeout", r.get("timed_out") is True and r.get("exit_code") == 124,
+          str(r))
+    r = s.sh("cold", "true", request={"fs_write": ["/usr"]})
+    d = s.call(dict(type="deny", request_id=r.get("request_id", "?")))
+    res = s.wait(r["id"])
+    check("a denied request is not run", res.get("type") == "denied", str(res))
+    s.stop()
+
+
+def scenario_socket(corral, other_uid):
+    d = tempfile.mkdtemp(prefix="corral-serve-")
+    os.chmod(d, 0o755)
+    path = os.path.join(d, "sock")
+    p = subprocess.Popen([corral, "serve", "--socket", path, "--no-audit"])
+    for _ in range(200):
+        if os.path.exists(path):
+            break
+        time.sleep(0.02)
+    check("the socket has mode 0600", stat.S_IMODE(os.lstat(path).st_mode) == 0o600,
+          oct(os.lstat(path).st_mode))
+    c = socket.socket(socket.AF_UNIX)
+    c.connect(path)
+    c.sendall(b'{"type":"stats","id":1}\n')
+    line = c.makefile().readline()
+    check("a peer of the same uid is served", json.loads(line).get("type") == "stats_result", line)
+    c.close()
+    # A client that goes away takes its running commands with it; its session stays.
+    c = socket.socket(socket.AF_UNIX)
+    c.connect(path)
+    f = c.makefile("rw")
+    f.write('{"type":"open_session","id":1,"session":"sock","workspace":"%s"}\n' % d)
+    f.flush()
+    pid1 = json.loads(f.readline()).get("pid", 0)
+    f.write('{"type":"exec","id":2,"session":"sock","shell":"sleep 100"}\n')
+    f.flush()
+    time.sleep(0.5)
+    before = [q for q in descendants(pid1) if comm(q) == "sleep"]
+    f.close()
+    c.close()
+    deadline = time.time() + 5
+    while time.time() < deadline and any(alive(q) for q in before):
+        time.sleep(0.05)
+    check("a client's disconnect kills its running commands",
+          before and not any(alive(q) for q in before), str(before))
+    c = socket.socket(socket.AF_UNIX)
+    c.connect(path)
+    f = c.makefile("rw")
+    f.write('{"type":"exec","id":3,"session":"sock","shell":"echo still"}\n')
+    f.flush()
+    r = json.loads(f.readline())
+    check("another client uses the session", r.get("stdout") == "still\n", str(r))
+    f.close()
+    c.close()
+    if other_uid is not None:
+        os.chmod(path, 0o666)  # as if misconfigured: SO_PEERCRED still refuses
+        code = ("import socket,sys;c=socket.socket(socket.AF_UNIX);c.connect(sys.argv[1]);"
+                "print(c.makefile().read())")
+        out = subprocess.run(["setpriv", "--reuid=%d" % other_uid, "--regid=%d" % other_uid,
+                              "--clear-groups", sys.executable, "-c", code, path],
+                             capture_output=True, text=True, timeout=10).stdout
+        lines = [json.loads(x) for x in out.splitlines() if x]
+        check("a peer of another uid gets one error and is closed",
+              len(lines) == 1 and lines[0].get("error") == "forbidden", out)
+    p.send_signal(signal.SIGTERM)
+    rc = p.wait(10)
+    plain = os.path.join(d, "plain")
+    with open(plain, "w") as f:
+        f.write("keep")
+    rc2 = subprocess.run([corral, "serve", "--socket", plain, "--no-audit"],
+                         capture_output=True, timeout=10).returncode
+    with open(plain) as f:
+        check("a file that is not a socket is not replaced", rc2 == 125 and f.read() == "keep",
+              "rc %d" % rc2)
+    os.unlink(plain)
+    check("SIGTERM stops the server with 0 and removes the socket", rc == 0 and
+          not os.path.exists(path), "rc %s" % rc)
+    os.rmdir(d)
+
+
+def main():
+    name, corral, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    try:
+        if name == "ask":
+            scenario_ask(corral, args[0])
+        elif name == "socket":
+            scenario_socket(corral, int(args[0]) if args else None)
+        else:
+            globals()["scenario_" + name](corral)
+    except Exception as e:  # a crash is one failed check, with the reason
+        check("%s: scenario completes" % name, False, repr(e))
+    return 0 if all(RESULTS) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

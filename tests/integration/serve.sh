@@ -1,0 +1,86 @@
+#!/bin/bash
+# serve: `corral serve` driven by tests/integration/serve-client.py in each mode: 1,000
+# sequential execs in one session, 8 concurrent sessions isolated from each other, output caps
+# and truncation flags, a timeout that kills the whole tree, the ask/approve/deny round trips
+# (per-tier rules, the allowlist, approvals by scope, a permanent one across a restart), the
+# ledger, capability requests in one-off sandboxes, a crashed sandbox replaced, SIGKILL to the
+# server leaving no sandbox process, and the socket transport (mode 0600, a peer of another uid
+# refused, a file that is not a socket left alone).
+# shellcheck source=tests/integration/lib.sh
+source "$CR_TESTS_DIR/integration/lib.sh"
+
+CLIENT=$CR_TMP/bin/serve-client.py
+cp "$CR_TESTS_DIR/integration/serve-client.py" "$CLIENT"
+chmod a+rx "$CLIENT"
+
+command -v python3 >/dev/null || {
+	skip "corral serve" "python3 is not installed"
+	exit 0
+}
+
+# scenario MODE NAME [ARGS]: run one scenario of serve-client.py as MODE; each PASS/FAIL line
+# becomes one TAP line; stderr lines that start with "#" are diagnostics.
+scenario() {
+	local mode=$1 name=$2 line
+	shift 2
+	while IFS= read -r line; do
+		case $line in
+		"PASS "*) ok "$mode: $name: ${line#PASS }" ;;
+		"FAIL "*) not_ok "$mode: $name: ${line#FAIL }" ;;
+		*) diag "$line" ;;
+		esac
+	done < <(cd "$CR_TMP" && as "$mode" python3 "$CLIENT" "$name" "$CORRAL" "$@" 2>"$CR_TMP/serve-stderr")
+	grep '^#' "$CR_TMP/serve-stderr" || true
+	grep -v '^#' "$CR_TMP/serve-stderr" | grep -q . && diag "stderr:" "$(grep -v '^#' "$CR_TMP/serve-stderr" | head -5)"
+	return 0
+}
+
+config_of() { if [ "$1" = user ] && [ "$(id -u)" -eq 0 ]; then echo "$CR_TMP/config-65534"; else echo "$XDG_CONFIG_HOME"; fi; }
+
+# A profile that asks before caution-tier commands (rm, mv, ...).
+ask_profile() {
+	local dir
+	dir=$(config_of "$1")/corral/profiles
+	as "$1" mkdir -p "$dir"
+	printf '[profile]\ndescription = serve tests: ask before caution\n[commands]\ncaution = ask\ndangerous = deny\nallow = rm -f /tmp/allowed\n' |
+		as "$1" sh -c "cat >'$dir/serve-ask.ini'"
+	as "$1" chmod 0644 "$dir/serve-ask.ini"
+}
+
+# Does this corral have warm sandboxes (the driver's warm ops)?
+probe=$(printf '{"type":"open_session","id":"probe","workspace":"%s"}\n' "$CR_TMP" |
+	"$CORRAL" serve --stdio --no-audit 2>/dev/null)
+if [[ $probe == *'"error":"not_supported"'* ]]; then
+	not_ok "corral serve: the linux driver has warm sandboxes"
+	exit 0
+fi
+
+for mode in $MODES; do
+	scenario "$mode" seq
+	scenario "$mode" ledger
+	scenario "$mode" iso
+	scenario "$mode" caps
+	scenario "$mode" timeout
+	scenario "$mode" crash
+	scenario "$mode" sigkill
+	scenario "$mode" cold
+	ask_profile "$mode"
+	scenario "$mode" ask "rm -f /tmp/nothing-here"
+	# Requests piped in: the end of input still gets every answer of what was running.
+	ws=$(mkws "$mode")
+	OUT=$(cd "$ws" && printf '%s\n' '{"type":"open_session","id":1,"session":"drain-'"$mode"'","workspace":"'"$ws"'"}' \
+		'{"type":"exec","id":2,"session":"drain-'"$mode"'","shell":"sleep 0.3; echo done"}' |
+		as "$mode" "$CORRAL" serve --stdio --no-audit 2>/dev/null)
+	if jq -e -s 'length == 2 and .[1].type == "exec_result" and .[1].stdout == "done\n"' <<<"$OUT" >/dev/null 2>&1; then
+		ok "$mode: stdin ends right after an exec: the exec is still answered, then the server exits"
+	else
+		not_ok "$mode: stdin ends right after an exec: the exec is still answered, then the server exits"
+		diag "$OUT"
+	fi
+done
+
+if [ "$(id -u)" -eq 0 ]; then
+	scenario root socket 65534
+else
+	scenario user socket
+fi
