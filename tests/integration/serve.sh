@@ -31,7 +31,7 @@ scenario() {
 		esac
 	done < <(cd "$CR_TMP" && as "$mode" python3 "$CLIENT" "$name" "$CORRAL" "$@" 2>"$CR_TMP/serve-stderr")
 	grep '^#' "$CR_TMP/serve-stderr" || true
-	grep -v '^#' "$CR_TMP/serve-stderr" | grep -q . && diag "stderr:" "$(grep -v '^#' "$CR_TMP/serve-stderr" | head -5)"
+	grep -v '^#' "$CR_TMP/serve-stderr" | head -n 5 | sed 's/^/# stderr: /'
 	return 0
 }
 
