@@ -197,7 +197,7 @@ static int parse_open(struct cr_serve_request *r, struct cr_serve_error *err)
 	int k;
 
 	k = get_string(r->root, "session", false, &r->session, err);
-	if (k >= 0 && !r->session) { /* the form: the session id in "id" */
+	if (k >= 0 && !r->session) { /* shorthand: a string "id" names the session */
 		if (!r->id || !json_object_is_type(r->id, json_type_string))
 			return fail(err, "bad_field", "\"session\" is missing");
 		k = get_string(r->root, "id", true, &r->session, err);
