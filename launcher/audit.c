@@ -3,6 +3,7 @@
  * the session grants share. */
 #include <errno.h>
 #include <fcntl.h>
+#include <json-c/json.h>
 #include <libgen.h>
 #include <sha2.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -173,4 +175,18 @@ int cr_audit_append(int fd, struct json_object *entry, char *msg, size_t size)
 	if (asprintf(&label, "the audit ledger %s", path ? path : "(unknown path)") < 0)
 		return cr_msg(msg, size, -ENOMEM, "out of memory");
 	return cr_jsonl_append(fd, entry, label, msg, size);
+}
+
+json_object *cr_audit_time(void)
+{
+	struct timeval tv;
+	struct tm tm;
+	char buf[64];
+
+	(void)gettimeofday(&tv, NULL);
+	(void)gmtime_r(&tv.tv_sec, &tm);
+	(void)snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900,
+		       tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		       (long)(tv.tv_usec / 1000));
+	return json_object_new_string(buf);
 }

@@ -31,6 +31,10 @@ int cr_audit_append(int fd, struct json_object *entry, char *msg, size_t size);
  * ("2026-11-22T13:17:17Z"). */
 void cr_audit_now(char ret[32]);
 
+/* The time now as the ledger writes it: RFC 3339, UTC, with milliseconds. A new JSON string, or
+ * NULL on allocation failure. */
+struct json_object *cr_audit_time(void);
+
 /* Lower-case hex sha256 of the argv (each argument followed by a NUL byte), for the ledger's
  * "argv_sha256". @ret holds 65 bytes. */
 void cr_audit_argv_hash(char *const *argv, char ret[65]);

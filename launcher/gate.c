@@ -232,20 +232,6 @@ int cr_gate_status(const struct cr_gate *g, json_object *st)
 	return r ? -ENOMEM : 0;
 }
 
-static json_object *now_rfc3339(void)
-{
-	struct timeval tv;
-	struct tm tm;
-	char buf[64];
-
-	(void)gettimeofday(&tv, NULL);
-	(void)gmtime_r(&tv.tv_sec, &tm);
-	(void)snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900,
-		       tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		       (long)(tv.tv_usec / 1000));
-	return json_object_new_string(buf);
-}
-
 /* The enforcement modes, short: namespaces, network, seccomp and Landlock modes, limit modes. */
 static json_object *modes(json_object *enforced)
 {
@@ -307,7 +293,7 @@ int cr_gate_audit(const struct cr_gate *g, char *const *argv, json_object *st, c
 		return cr_msg(msg, size, -ENOMEM, "out of memory");
 	cr_audit_argv_hash(argv, hash);
 	(void)json_object_object_get_ex(st, "enforced", &enforced);
-	(void)json_object_object_add(e, "time", now_rfc3339());
+	(void)json_object_object_add(e, "time", cr_audit_time());
 	(void)json_object_object_add(e, "corral_version", json_object_new_string(CR_VERSION));
 	(void)json_object_object_add(e, "pid", json_object_new_int(getpid()));
 	(void)json_object_object_add(

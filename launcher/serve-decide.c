@@ -273,20 +273,6 @@ void serve_decision_json(const struct serve_exec *x, json_object *o)
 				     x->approval ? json_object_new_string(x->approval) : NULL);
 }
 
-static json_object *now_rfc3339(void)
-{
-	struct timeval tv;
-	struct tm tm;
-	char buf[64];
-
-	(void)gettimeofday(&tv, NULL);
-	(void)gmtime_r(&tv.tv_sec, &tm);
-	(void)snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900,
-		       tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		       (long)(tv.tv_usec / 1000));
-	return json_object_new_string(buf);
-}
-
 static void copy_key(json_object *to, json_object *from, const char *key)
 {
 	json_object *v = NULL;
@@ -309,7 +295,7 @@ void serve_audit(struct serve *sv, const struct serve_exec *x, const char *decis
 	if (!e)
 		return cr_log_error("serve: out of memory writing the ledger");
 	cr_audit_argv_hash(x->argv, hash);
-	(void)json_object_object_add(e, "time", now_rfc3339());
+	(void)json_object_object_add(e, "time", cr_audit_time());
 	(void)json_object_object_add(e, "corral_version", json_object_new_string(CR_VERSION));
 	(void)json_object_object_add(e, "pid", json_object_new_int(getpid()));
 	(void)json_object_object_add(e, "via", json_object_new_string("serve"));
