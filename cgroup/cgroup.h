@@ -57,9 +57,14 @@ int cr_cgroup_create(const struct cr_limits *limits, struct cr_cgroup **ret, cha
 		     size_t msg_size);
 /* The cgroup v2 directory to clone3(CLONE_INTO_CGROUP) the child into, or -EBADF for none. */
 int cr_cgroup_clone_fd(const struct cr_cgroup *cg);
-/* Move @pid into the run's cgroups where clone3 could not place it: every v1 hierarchy, and the
- * v2 directory unless @in_v2 (CLONE_INTO_CGROUP did it). Before the child does anything. */
-int cr_cgroup_attach(struct cr_cgroup *cg, pid_t pid, bool in_v2);
+/* Move @pid into the run's cgroups where clone3 could not place it: the v2 directory unless
+ * @in_v2 (CLONE_INTO_CGROUP did it), and with @v1 every v1 hierarchy (else the child joins them
+ * itself with cr_cgroup_join(), which is much cheaper). Before the child does anything. */
+int cr_cgroup_attach(struct cr_cgroup *cg, pid_t pid, bool in_v2, bool v1);
+/* In the child, before it does anything that a limit counts: move the calling (single-threaded)
+ * process into the run's v1 hierarchies, through tasks files the parent opened in
+ * cr_cgroup_create(), and close the child's copies of them. 0 or -errno. */
+int cr_cgroup_join(struct cr_cgroup *cg);
 /* After the run: whether the OOM killer killed a process, whether fork hit the pids limit. */
 void cr_cgroup_events(const struct cr_cgroup *cg, bool *ret_oom_killed, bool *ret_pids_hit);
 const struct cr_limits_report *cr_cgroup_report(const struct cr_cgroup *cg);

@@ -163,6 +163,7 @@ static int prepare_limits(struct cr_run *run, struct cr_setup_error *err)
 				       rep->why[l]);
 	}
 	run->ctx.rlimits = cr_cgroup_rlimits(run->cgroup);
+	run->ctx.cgroup = run->cgroup;
 	return 0;
 }
 
@@ -371,7 +372,7 @@ static int start_degraded(struct cr_run *run, int clone_err)
 	if (pid < 0)
 		return negative_errno();
 	run->pid = pid;
-	r = cr_cgroup_attach(run->cgroup, pid, in_cgroup);
+	r = cr_cgroup_attach(run->cgroup, pid, in_cgroup, true);
 	if (r < 0) {
 		set_error(&run->error, CR_STAGE_LIMITS, -r,
 			  "cannot move the command into its cgroup: %s", strerror(-r));
@@ -427,9 +428,10 @@ static int start_child(struct cr_run *run, int *sync_w)
 		return r;
 	}
 	run->pid = pid;
-	/* Where clone3 could not place it (cgroup v1: EBADF), the child is moved now, while it
-	 * still waits for the sync byte and has done nothing. */
-	r = cr_cgroup_attach(run->cgroup, pid, in_cgroup);
+	/* Where clone3 could not place it in the v2 directory (no clone3), the child is moved now,
+	 * while it still waits for the sync byte and has done nothing. It joins its v1 hierarchies
+	 * itself, right after the sync byte (stage_cgroup(): far cheaper than a write here). */
+	r = cr_cgroup_attach(run->cgroup, pid, in_cgroup, false);
 	if (r < 0) {
 		set_error(&run->error, CR_STAGE_LIMITS, -r,
 			  "cannot move the sandbox into its cgroup: %s", strerror(-r));

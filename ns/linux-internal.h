@@ -57,6 +57,7 @@ struct cr_child_msg {
 	char detail[200];
 };
 
+struct cr_cgroup;
 struct cr_rlimits;
 struct cr_seccomp;
 
@@ -70,6 +71,7 @@ struct cr_child_ctx {
 	int msg_fd;  /* write end of the report pipe */
 	sigset_t ignored; /* interrupt signals corral was started with ignored; the command too */
 	const struct cr_rlimits *rlimits; /* set by pid 1 before the fork; NULL: only RLIMIT_CORE */
+	struct cr_cgroup *cgroup; /* the run's; pid 1 joins its v1 hierarchies itself. NULL: none */
 	struct cr_landlock_plan landlock; /* enforced by pid 1 as its last stage before the fork */
 	const struct cr_seccomp *seccomp; /* installed by the command's process; NULL: none */
 	int proxy_fd;	     /* allow_hosts: the sandbox's end of the proxy's socketpair; else -EBADF */

@@ -72,6 +72,20 @@ static int stage_sync(struct cr_child_ctx *ctx)
 	return 0;
 }
 
+/* Right after the sync byte, before anything a limit counts: pid 1 moves itself into the run's
+ * cgroup v1 hierarchies (the parent placed it in the v2 one at clone). Reported as stage
+ * "limits", as the parent's move was. Done by the child because moving oneself skips a global
+ * lock whose writer waits for an RCU grace period (cr_cgroup_join()). */
+static int stage_cgroup(struct cr_child_ctx *ctx)
+{
+	int r = cr_cgroup_join(ctx->cgroup);
+
+	if (r < 0)
+		(void)snprintf(ctx->detail, sizeof(ctx->detail),
+			       "cannot move the sandbox into its cgroup");
+	return r;
+}
+
 static int stage_mount_ns(struct cr_child_ctx *ctx)
 {
 	/* Nothing we mount propagates back to the host, nothing the host mounts later leaks in. */
@@ -230,6 +244,7 @@ static const struct {
 	int (*run)(struct cr_child_ctx *ctx);
 } stages[] = {
 	{ CR_STAGE_SYNC, stage_sync },
+	{ CR_STAGE_LIMITS, stage_cgroup }, /* keep right after sync: see stage_cgroup() */
 	{ CR_STAGE_MOUNT_NS, stage_mount_ns },
 	{ CR_STAGE_OPEN_SOURCES, stage_open_sources },
 	{ CR_STAGE_CREDS, stage_creds },
