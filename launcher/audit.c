@@ -125,19 +125,6 @@ int cr_jsonl_append(int fd, json_object *o, const char *label, char *msg, size_t
 	return 0;
 }
 
-int cr_audit_default_path(char *const *env, char **ret)
-{
-	_cleanup_free_ char *dir = NULL;
-	int r;
-
-	r = cr_state_dir(env, &dir);
-	if (r < 0)
-		return r;
-	if (asprintf(ret, "%s/audit.jsonl", dir) < 0)
-		return -ENOMEM;
-	return 0;
-}
-
 int cr_audit_open(const char *path, bool make_dir, char *msg, size_t size)
 {
 	int flags = O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;

@@ -11,8 +11,8 @@
 
 struct json_object;
 
-/* The default ledger: <state directory>/audit.jsonl (see cr_state_dir()). 0, -ENOENT or -ENOMEM. */
-int cr_audit_default_path(char *const *env, char **ret);
+/* The default ledger's name in the state directory (cr_state_dir()). */
+#define CR_AUDIT_FILE "audit.jsonl"
 
 /* Open (creating it with mode 0600, and its directory with cr_state_mkdir() when @make_dir: meant
  * for the default ledger; a --audit FILE's directory is the user's business) the ledger at

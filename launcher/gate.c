@@ -46,7 +46,7 @@ static int open_audit(struct cr_gate *g, const struct cr_run_options *o, char *m
 		return 0;
 	if (o->audit)
 		g->audit_path = strdup(o->audit);
-	else if (asprintf(&g->audit_path, "%s/audit.jsonl", g->state_dir) < 0)
+	else if (asprintf(&g->audit_path, "%s/" CR_AUDIT_FILE, g->state_dir) < 0)
 		g->audit_path = NULL;
 	if (!g->audit_path)
 		return cr_msg(msg, size, -ENOMEM, "out of memory");

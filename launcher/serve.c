@@ -428,7 +428,7 @@ static int open_ledger(struct serve *sv)
 		return 0;
 	if (sv->o.audit)
 		sv->audit_path = strdup(sv->o.audit);
-	else if (!sv->state_dir || asprintf(&sv->audit_path, "%s/audit.jsonl", sv->state_dir) < 0)
+	else if (!sv->state_dir || asprintf(&sv->audit_path, "%s/" CR_AUDIT_FILE, sv->state_dir) < 0)
 		sv->audit_path = NULL;
 	if (!sv->audit_path && !sv->state_dir)
 		return cr_log_errno(

@@ -110,24 +110,6 @@ static void test_now(void **state)
 	assert_true(strncmp(now, "20", 2) == 0);
 }
 
-static void test_default_path(void **state)
-{
-	char *env1[] = {"HOME=/home/u", "XDG_STATE_HOME=/var/state", NULL};
-	char *env2[] = {"HOME=/home/u", NULL};
-	char *env3[] = {NULL};
-	char *path = NULL;
-
-	assert_int_equal(cr_audit_default_path(env1, &path), 0);
-	assert_string_equal(path, "/var/state/corral/audit.jsonl");
-	free(path);
-	assert_int_equal(cr_audit_default_path(env2, &path), 0);
-	assert_string_equal(path, "/home/u/.local/state/corral/audit.jsonl");
-	free(path);
-	path = NULL;
-	assert_int_equal(cr_audit_default_path(env3, &path), -ENOENT);
-	assert_null(path);
-}
-
 static void test_open_append(void **state)
 {
 	char path[160], dir[128], msg[512];
@@ -538,7 +520,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_argv_hash),
 		cmocka_unit_test(test_now),
-		cmocka_unit_test(test_default_path),
 		T(test_open_append),
 		T(test_append_after_cut_line),
 		T(test_line_too_long),
