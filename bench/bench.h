@@ -29,6 +29,7 @@ struct stats {
 
 struct opts {
 	const char *corral;
+	const char *floor; /* corral-floor, or NULL */
 	const char *workload;
 	const char *series_subject;
 	const char *plot;

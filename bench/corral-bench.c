@@ -205,11 +205,11 @@ static char *find_on_path(const char *name)
 	return NULL;
 }
 
-/* corral next to this binary (installed), or in its parent directory (the build tree), or the
- * build's own path compiled in. */
-static char *find_corral(void)
+/* A tool corral-bench runs (corral, corral-floor): next to this binary (installed), in its
+ * parent directory (the build tree), at the build's path compiled in, or on PATH. */
+static char *find_tool(const char *name, const char *built)
 {
-	char self[PATH_MAX], buf[PATH_MAX + 16];
+	char self[PATH_MAX], buf[PATH_MAX + 32];
 	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	char *slash;
 
@@ -218,19 +218,17 @@ static char *find_corral(void)
 		slash = strrchr(self, '/');
 		if (slash) {
 			*slash = '\0';
-			snprintf(buf, sizeof(buf), "%s/corral", self);
+			snprintf(buf, sizeof(buf), "%s/%s", self, name);
 			if (is_executable(buf))
 				return realpath(buf, NULL);
-			snprintf(buf, sizeof(buf), "%s/../corral", self);
+			snprintf(buf, sizeof(buf), "%s/../%s", self, name);
 			if (is_executable(buf))
 				return realpath(buf, NULL);
 		}
 	}
-#ifdef CR_BENCH_CORRAL
-	if (is_executable(CR_BENCH_CORRAL))
-		return strdup(CR_BENCH_CORRAL);
-#endif
-	return find_on_path("corral");
+	if (built && is_executable(built))
+		return strdup(built);
+	return find_on_path(name);
 }
 
 static size_t workload_argv(const char *w, const char **argv)
@@ -315,6 +313,13 @@ static size_t build_subjects(struct subject *v, const struct opts *o, char **pee
 
 	subject_set(add_subject(v, &n, "fork+exec", KIND_FORK), NULL, o->workload);
 	subject_set(add_subject(v, &n, "posix_spawn", KIND_SPAWN), NULL, o->workload);
+	if (o->floor) {
+		const char *prefix[] = {o->floor, NULL};
+
+		subject_set(add_subject(v, &n, "floor", KIND_SPAWN), prefix, o->workload);
+	} else {
+		add_subject(v, &n, "floor", KIND_SPAWN)->note = "corral-floor not found";
+	}
 	for (size_t i = 0; i < ELEMENTSOF(layers); i++) {
 		const char *prefix[12] = {o->corral, "run"};
 		size_t k = 2;
@@ -723,7 +728,7 @@ int main(int argc, char **argv)
 			 .warmup = ULONG_MAX};
 	struct subject v[MAX_SUBJECTS] = {};
 	char *peer_paths[4] = {}, ws[] = "/tmp/corral-bench.XXXXXX";
-	_cleanup_free_ char *corral = NULL;
+	_cleanup_free_ char *corral = NULL, *floor_path = NULL;
 	size_t n;
 	int r;
 
@@ -736,13 +741,14 @@ int main(int argc, char **argv)
 		o.runs = o.burst ? 5 : 300;
 	if (o.warmup == ULONG_MAX)
 		o.warmup = o.burst ? 1 : 20;
-	corral = o.corral ? realpath(o.corral, NULL) : find_corral();
+	corral = o.corral ? realpath(o.corral, NULL) : find_tool("corral", CR_BENCH_CORRAL);
 	if (!corral || !is_executable(corral)) {
 		fprintf(stderr, "corral-bench: cannot find corral%s%s; use --corral PATH\n",
 			o.corral ? " at " : "", o.corral ? o.corral : "");
 		return 2;
 	}
 	o.corral = corral;
+	o.floor = floor_path = find_tool("corral-floor", CR_BENCH_FLOOR);
 	n = build_subjects(v, &o, peer_paths);
 	if (o.series && !find_subject(v, n, o.series_subject)) {
 		r = usage_error("--subject names no measurable subject", o.series_subject);

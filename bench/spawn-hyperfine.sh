@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Whole-process spawn overhead of `corral run -- /bin/true` against the bare command and, when
-# installed, bubblewrap with comparable isolation, measured in one hyperfine run so the numbers
+# installed, bubblewrap with comparable isolation, and corral-floor (the kernel's share: corral's
+# namespaces and nothing else; bench/README.md), measured in one hyperfine run so the numbers
 # share the machine's state. Prints hyperfine's table and a median summary.
 #
 #   bench/spawn-hyperfine.sh [CORRAL] [RUNS]
@@ -16,6 +17,9 @@ trap 'rm -rf "$ws" "$out"' EXIT
 cd "$ws"
 
 cmds=("$corral run -- /bin/true" "/bin/true")
+floor=$(dirname "$corral")/bench/corral-floor
+[ -x "$floor" ] || floor=$(dirname "$corral")/corral-floor
+[ ! -x "$floor" ] || cmds+=("$floor /bin/true")
 if command -v bwrap >/dev/null; then
 	cmds+=("bwrap --unshare-all --ro-bind / / --dev /dev --proc /proc /bin/true")
 fi
@@ -24,7 +28,9 @@ python3 - "$out" <<'PY'
 import json, sys
 res = json.load(open(sys.argv[1]))["results"]
 base = next(r for r in res if r["command"] == "/bin/true")["median"]
+bwrap = next((r["median"] for r in res if r["command"].startswith("bwrap ")), None)
 print("\nmedian wall time per spawn:")
 for r in res:
-    print(f'  {r["median"]*1e3:7.3f} ms  ({r["median"]/base:5.1f}x /bin/true)  {r["command"]}')
+    vs = f', {r["median"]/bwrap:4.2f}x bwrap' if bwrap else ""
+    print(f'  {r["median"]*1e3:7.3f} ms  ({r["median"]/base:5.1f}x /bin/true{vs})  {r["command"]}')
 PY
