@@ -120,8 +120,8 @@ int cr_wsl_build_argv(const struct cr_wsl_invocation *in, char ***ret, char *msg
 	for (size_t i = 0; in->argv[i]; i++)
 		if (!cr_wsl_utf8_valid(in->argv[i]))
 			return cr_msg(msg, size, -EINVAL,
-				      "argument %zu is not valid UTF-8: it cannot cross to Windows and back",
-				      i);
+				      "argument %lu is not valid UTF-8: it cannot cross to Windows and back",
+				      (unsigned long)i); /* no %zu: mingw checks this as ms_printf */
 	r = cr_wsl_path_from_windows(in->workspace, "/mnt", &ws, msg, size);
 	if (r < 0)
 		return r;

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/* The JSON status corral.exe writes: the top-level keys of docs/json-status.md, as
+ * launcher/status.c writes them on Linux, plus "backend". */
+#include <windows.h> /* first: the other Win32 headers need it */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli-win.h"
+#include "exit-codes.h"
+#include "macro.h"
+#include "win-macro.h"
+#include "wstr.h"
+
+int cr_win_exit_code(const struct cr_outcome *o, bool timed_out)
+{
+	if (timed_out)
+		return CR_EXIT_TIMEOUT;
+	if (!o)
+		return CR_EXIT_SETUP;
+	if (o->oom_killed && (o->kind == CR_OUTCOME_EXITED || o->kind == CR_OUTCOME_SIGNALED))
+		return CR_EXIT_OOM;
+	switch (o->kind) {
+	case CR_OUTCOME_EXITED:
+		return o->status;
+	case CR_OUTCOME_SIGNALED:
+		return CR_EXIT_SIGNAL_BASE + o->status;
+	case CR_OUTCOME_EXEC_FAILED:
+		return o->error.err == ENOENT ? CR_EXIT_NOTFOUND : CR_EXIT_NOEXEC;
+	case CR_OUTCOME_SETUP_FAILED:
+	default:
+		return CR_EXIT_SETUP;
+	}
+}
+
+/* The signals cr_win_outcome_from_exit() produces, by their Linux numbers. */
+static const char *signal_name(int sig)
+{
+	switch (sig) {
+	case 2:
+		return "SIGINT";
+	case 4:
+		return "SIGILL";
+	case 6:
+		return "SIGABRT";
+	case 8:
+		return "SIGFPE";
+	case 9:
+		return "SIGKILL";
+	case 11:
+		return "SIGSEGV";
+	case 15:
+		return "SIGTERM";
+	default:
+		return NULL;
+	}
+}
+
+static const char *errno_name(int err)
+{
+	/* clang-format off */
+	static const struct { int err; const char *name; } names[] = {
+		{ EPERM, "EPERM" }, { ENOENT, "ENOENT" }, { EIO, "EIO" }, { ENOEXEC, "ENOEXEC" },
+		{ EBADF, "EBADF" }, { ENOMEM, "ENOMEM" }, { EACCES, "EACCES" }, { EEXIST, "EEXIST" },
+		{ ENOTDIR, "ENOTDIR" }, { EINVAL, "EINVAL" }, { ENAMETOOLONG, "ENAMETOOLONG" },
+		{ ENOTSUP, "ENOTSUP" }, { ETIMEDOUT, "ETIMEDOUT" }, { EPROTO, "EPROTO" },
+	};
+	/* clang-format on */
+
+	for (size_t i = 0; i < ELEMENTSOF(names); i++)
+		if (names[i].err == err)
+			return names[i].name;
+	return NULL;
+}
+
+static const char *outcome_name(const struct cr_win_status *s)
+{
+	if (s->timed_out)
+		return "timed_out";
+	if (!s->outcome)
+		return "setup_failed";
+	switch (s->outcome->kind) {
+	case CR_OUTCOME_EXITED:
+		return "exited";
+	case CR_OUTCOME_SIGNALED:
+		return "signaled";
+	case CR_OUTCOME_EXEC_FAILED:
+		return "exec_failed";
+	case CR_OUTCOME_SETUP_FAILED:
+	default:
+		return "setup_failed";
+	}
+}
+
+static json_object *error_object(const struct cr_setup_error *e)
+{
+	json_object *o = json_object_new_object();
+	const char *name = errno_name(e->err);
+
+	json_object_object_add(o, "stage", json_object_new_string(e->stage));
+	json_object_object_add(o, "errno", json_object_new_int(e->err));
+	json_object_object_add(o, "errno_name", name ? json_object_new_string(name) : NULL);
+	json_object_object_add(o, "message", json_object_new_string(e->message));
+	return o;
+}
+
+json_object *cr_win_status_build(const struct cr_win_status *s)
+{
+	const struct cr_outcome *out = s->outcome;
+	int sig = out && out->kind == CR_OUTCOME_SIGNALED ? out->status : 0;
+	bool ran = out && (out->kind == CR_OUTCOME_EXITED || out->kind == CR_OUTCOME_SIGNALED);
+	json_object *o = json_object_new_object(), *cmd = json_object_new_array();
+	json_object *mode = s->enforced ? json_object_object_get(s->enforced, "mode") : NULL;
+	const struct cr_setup_error *err = ran        ? NULL
+					   : s->error ? s->error
+					   : out      ? &out->error
+						      : NULL;
+	char duration[32];
+
+	for (size_t i = 0; s->argv && s->argv[i]; i++)
+		json_object_array_add(cmd, json_object_new_string(s->argv[i]));
+	(void)snprintf(duration, sizeof(duration), "%.3f", s->duration_ms);
+	json_object_object_add(o, "version", json_object_new_int(1));
+	json_object_object_add(o, "corral_version", json_object_new_string(CR_WIN_VERSION));
+	json_object_object_add(o, "driver", json_object_new_string(s->driver));
+	json_object_object_add(o, "backend", json_object_new_string(s->driver));
+	json_object_object_add(o, "command", cmd);
+	json_object_object_add(o, "outcome", json_object_new_string(outcome_name(s)));
+	json_object_object_add(o, "exit_code",
+			       json_object_new_int(cr_win_exit_code(out, s->timed_out)));
+	json_object_object_add(o, "signal", sig ? json_object_new_int(sig) : NULL);
+	json_object_object_add(o, "signal_name",
+			       signal_name(sig) ? json_object_new_string(signal_name(sig)) : NULL);
+	json_object_object_add(o, "timed_out", json_object_new_boolean(s->timed_out));
+	json_object_object_add(o, "oom_killed", json_object_new_boolean(out && out->oom_killed));
+	json_object_object_add(o, "pids_limit_hit",
+			       json_object_new_boolean(out && out->pids_limit_hit));
+	json_object_object_add(o, "duration_ms",
+			       json_object_new_double_s(s->duration_ms, duration));
+	/* Job-only mode (--allow-degraded, no Low token) is this backend's degraded mode. */
+	json_object_object_add(o, "degraded",
+			       json_object_new_boolean(mode && strcmp(json_object_get_string(mode),
+								      "job_only") == 0));
+	json_object_object_add(o, "enforced", s->enforced ? json_object_get(s->enforced) : NULL);
+	json_object_object_add(o, "error", err ? error_object(err) : NULL);
+	json_object_object_add(o, "profile", NULL);
+	return o;
+}
+
+int cr_win_status_write(json_object *o, const char *path)
+{
+	const char *text = json_object_to_json_string_ext(
+		o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	_cleanup_free_ wchar_t *w = NULL;
+	_cleanup_handle_ HANDLE h = INVALID_HANDLE_VALUE;
+	size_t len = strlen(text);
+	DWORD done = 0;
+	int r;
+
+	r = cr_win_utf16(path, &w);
+	if (r < 0)
+		return r;
+	h = CreateFileW(w, GENERIC_WRITE, FILE_SHARE_READ, NULL, CREATE_ALWAYS,
+			FILE_ATTRIBUTE_NORMAL, NULL);
+	if (h == INVALID_HANDLE_VALUE)
+		return -EACCES;
+	if (!WriteFile(h, text, (DWORD)len, &done, NULL) || done != len ||
+	    !WriteFile(h, "\n", 1, &done, NULL) || done != 1)
+		return -EIO;
+	return 0;
+}
+
+int cr_win_status_check(const char *path)
+{
+	json_object *o = json_object_new_object();
+	int r = cr_win_status_write(o, path);
+
+	json_object_put(o);
+	return r;
+}
