@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -128,7 +129,10 @@ static void warn_unwritable_workspace(const struct cr_policy *p, const struct cr
 	if ((st.st_uid == m->outside_uid && (st.st_mode & S_IWUSR)) ||
 	    (st.st_gid == m->outside_gid && (st.st_mode & S_IWGRP)) || (st.st_mode & S_IWOTH))
 		return;
-	if (st.st_uid != 0)
+	if (st.st_uid == m->outside_uid)
+		cr_log_warning("the sandbox runs as host uid %u, the owner of the workspace %s, whose mode %04o does not let its owner write; chmod u+w it to make it writable",
+			       m->outside_uid, p->workspace, (unsigned)(st.st_mode & 07777));
+	else if (st.st_uid != 0)
 		cr_log_warning("the sandbox runs as host uid %u, which cannot write to the workspace %s; "
 			       "pass --uid %u (its owner) to make it writable",
 			       m->outside_uid, p->workspace, st.st_uid);
@@ -522,8 +526,23 @@ int cr_ns_run_msg_fd(const struct cr_run *run)
 	return run->msg_fd;
 }
 
+/* For EMFILE: the limit in force, which the sandbox's pid 1 shares with corral (it opens every
+ * mount source before it mounts: about 24 descriptors for the default policy). */
+static const char *emfile_hint(int err, char *buf, size_t size)
+{
+	struct rlimit rl;
+
+	if (err != EMFILE || getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return "";
+	(void)snprintf(buf, size, " (RLIMIT_NOFILE is %llu; raise it, e.g. ulimit -n 1024)",
+		       (unsigned long long)rl.rlim_cur);
+	return buf;
+}
+
 static void take_msg(struct cr_run *run, const struct cr_child_msg *m)
 {
+	char hint[96];
+
 	if (m->type == CR_MSG_EXIT) {
 		run->have_exit = true;
 		run->cmd_status = m->status;
@@ -536,8 +555,9 @@ static void take_msg(struct cr_run *run, const struct cr_child_msg *m)
 		set_error(&run->error, CR_STAGE_EXEC, m->err, "cannot execute '%s': %s%s", m->detail,
 			  strerror(m->err), m->err == ENOENT ? " (not found in the sandbox)" : "");
 	else
-		set_error(&run->error, (enum cr_stage)m->stage, m->err, "%s%s%s",
-			  m->detail, m->detail[0] ? ": " : "", strerror(m->err));
+		set_error(&run->error, (enum cr_stage)m->stage, m->err, "%s%s%s%s",
+			  m->detail, m->detail[0] ? ": " : "", strerror(m->err),
+			  emfile_hint(m->err, hint, sizeof(hint)));
 }
 
 static void read_msgs(struct cr_run *run)

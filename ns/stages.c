@@ -193,9 +193,19 @@ static int stage_hostname(struct cr_child_ctx *ctx)
 static int stage_cwd(struct cr_child_ctx *ctx)
 {
 	if (chdir(ctx->policy->cwd) < 0) {
-		(void)snprintf(ctx->detail, sizeof(ctx->detail),
-			       "working directory %s does not exist in the sandbox", ctx->policy->cwd);
-		return negative_errno();
+		int r = negative_errno();
+
+		/* EACCES: it exists, but the sandbox's uid may not search it or a parent (mode 0700
+		 * of a uid the sandbox does not map); "does not exist" misled. */
+		if (r == -ENOENT || r == -ENOTDIR)
+			(void)snprintf(ctx->detail, sizeof(ctx->detail),
+				       "working directory %s does not exist in the sandbox",
+				       ctx->policy->cwd);
+		else
+			(void)snprintf(ctx->detail, sizeof(ctx->detail),
+				       "cannot enter the working directory %s as host uid %u (check its permissions and its parents')",
+				       ctx->policy->cwd, ctx->idmap.outside_uid);
+		return r;
 	}
 	return 0;
 }

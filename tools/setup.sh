@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Set up corral on Debian 12, as root or as a user with sudo: install what is missing, build, and
 #   tools/setup.sh demo   run a command in a sandbox and show what it may and may not do
-#   tools/setup.sh test   run the whole test suite (unit + integration, plain and ASan/UBSan builds,
-#                         and the windows driver cross-built with mingw-w64 and run under Wine)
+#   tools/setup.sh test   run the whole test suite (unit, integration, soak, fault injection and
+#                         valgrind on the plain build; unit, integration and a soak on an ASan/UBSan
+#                         build; and corral.exe and the windows driver cross-built with mingw-w64
+#                         and run under Wine)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -25,10 +27,11 @@ fi
 # scdoc for the man page.
 # Tests: cmocka, util-linux (setpriv, script, flock), procps (pgrep), python3 and jq (JSON checks),
 # iproute2; make and git (with gcc and python3, the seccomp suite's ordinary workloads); the vm
-# suite: qemu-system-x86, busybox-static (the guest's userland), cpio.
+# suite: qemu-system-x86, busybox-static (the guest's userland), cpio; the valgrind suite:
+# valgrind.
 packages=(gcc meson ninja-build pkg-config libmnl-dev libseccomp-dev libcap-ng-dev libinih-dev
 	libbsd-dev libmd-dev libjson-c-dev scdoc libcmocka-dev util-linux procps python3 iproute2
-	jq make git qemu-system-x86 busybox-static cpio)
+	jq make git qemu-system-x86 busybox-static cpio valgrind)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -86,6 +89,11 @@ meson test -C build-asan --suite unit --print-errorlogs || rc=1
 read -r p2 f2 s2 < <(summary build-asan)
 ASAN_OPTIONS=detect_leaks=0 meson test -C build-asan --suite integration --print-errorlogs || rc=1
 read -r p3 f3 s3 < <(summary build-asan)
+# A smaller soak on the ASan build, leak checks on: memcheck (the valgrind suite) cannot follow
+# a run into its sandbox, LeakSanitizer can (tests/soak/README.md).
+ASAN_OPTIONS=detect_leaks=1 CR_SOAK_RUNS=400 CR_SOAK_SERVE_EXECS=200 \
+	meson test -C build-asan --suite soak --print-errorlogs || rc=1
+read -r p4 f4 s4 < <(summary build-asan)
 
 # The windows driver, cross-built with mingw-w64 and tested under Wine (windows/README.md).
 wrc=0
@@ -96,6 +104,7 @@ echo
 echo "build: $p1 passed, $f1 failed, $s1 skipped"
 echo "asan-unit: $p2 passed, $f2 failed, $s2 skipped"
 echo "asan-integration: $p3 passed, $f3 failed, $s3 skipped"
+echo "asan-soak: $p4 passed, $f4 failed, $s4 skipped"
 echo "windows (wine): $([ "$wrc" -eq 0 ] && echo passed || echo FAILED) (its own summary is above)"
-echo "corral: $((p1 + p2 + p3)) passed, $((f1 + f2 + f3)) failed, $((s1 + s2 + s3)) skipped"
+echo "corral: $((p1 + p2 + p3 + p4)) passed, $((f1 + f2 + f3 + f4)) failed, $((s1 + s2 + s3 + s4)) skipped"
 exit $rc
