@@ -1355,6 +1355,11 @@ static void classify_args(struct ctx *c, const struct args *a)
 			reason(c, CR_RISK_DANGEROUS,
 			       "a fork bomb: function %s starts copies of itself without end",
 			       w0->text);
+		/* A function named like a known program does not hide it: the definition may not
+		 * be in force here (a branch not taken, a subshell, `unset -f`), and `command
+		 * NAME` skips it. Judge the program as well. */
+		if ((h = find_handler(name)))
+			h(c, a, name);
 	} else if ((h = find_handler(name))) {
 		h(c, a, name);
 	} else {
@@ -1366,7 +1371,8 @@ static void classify_args(struct ctx *c, const struct args *a)
 /* Redirections of @cmd: writes and reads of files. */
 static void check_redirs(struct ctx *c, const struct cr_sh_command *cmd)
 {
-	const char *name = cmd->n_words ? base_name(cmd->words[0].text) : "a redirection";
+	/* A command of redirections only (`> f`, or those after a compound command) has no name. */
+	const char *name = cmd->n_words ? base_name(cmd->words[0].text) : "a command";
 
 	for (size_t i = 0; i < cmd->n_redirs; i++) {
 		const struct cr_sh_redir *r = &cmd->redirs[i];

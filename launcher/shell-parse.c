@@ -803,6 +803,8 @@ static int read_heredoc(struct parser *p, const char *delim, bool strip, bool li
 		r = sub_init(&sub, p, b.s, b.n);
 		if (r >= 0)
 			r = lex_dquoted(&sub, &exp, &flags, &ret->var, true);
+		if (sub.has_ahead) /* left by an error in a $(...) of the body */
+			token_done(&sub.ahead);
 		free(b.s);
 		b = exp;
 	}
@@ -983,10 +985,13 @@ static int parse_case(struct parser *p, unsigned id)
 }
 
 /* A function's body, named @name, whatever compound command it is. */
-static int parse_function_body(struct parser *p, const char *name)
+static int parse_function_body(struct parser *p, const struct cr_sh_word *w)
 {
+	unsigned computed =
+		CR_SH_WORD_QUOTED | CR_SH_WORD_EXPANDS | CR_SH_WORD_SUBST | CR_SH_WORD_PROCSUBST;
 	struct cr_sh_script *s = &p->out->script;
-	const char *saved = p->function;
+	const char *saved = p->function, *name = w->text;
+	bool valid = name[0] && !(w->flags & computed);
 	char **v, *n = strdup(name);
 	int r;
 
@@ -994,12 +999,18 @@ static int parse_function_body(struct parser *p, const char *name)
 	if (!v)
 		return free(n), -ENOMEM;
 	s->functions = v;
-	v[s->n_functions++] = n;
+	/* bash refuses a name that is empty, quoted or expanded ("not a valid identifier") and
+	 * defines nothing: `"sudo"() { :; }; sudo ...` runs the real sudo. Such a name is not
+	 * listed, so that later commands of that name are still classified as programs. */
+	if (valid)
+		v[s->n_functions++] = n;
 	r = skip_newlines(p);
 	p->function = n;
 	if (r >= 0)
 		r = parse_command(p, CTX_TOP);
 	p->function = saved;
+	if (!valid)
+		free(n); /* the commands of the body keep copies */
 	if (r >= 0 && r != CMD_DONE)
 		r = syntax(p, "function %s without its body", name);
 	return r;
@@ -1027,11 +1038,14 @@ static int parse_for(struct parser *p)
 	return r < 0 ? r : CMD_EMPTY;
 }
 
-/* [[ ... ]] (bash): its operators are words; kept as a command "[[". */
+/* [[ ... ]] (bash): its operators are words; kept as a command "[[". Redirections after the
+ * "]]" make a command of their own, which takes the id of the "]]": ids are unique (risk.c
+ * looks owners up by id), and "[[" already has the id of its first token. */
 static int parse_dbracket(struct parser *p, struct token *first)
 {
 	struct cr_sh_command c = {.id = first->serial, .owner = -1};
 	struct token t = {};
+	unsigned close_id = 0;
 	int r;
 
 	r = add_word(&c.words, &c.n_words, &first->word);
@@ -1043,11 +1057,12 @@ static int parse_dbracket(struct parser *p, struct token *first)
 			adopt(p, &c, &t);
 		token_done(&t);
 	}
+	close_id = t.serial;
 	token_done(&t);
 	if (r >= 0)
 		r = append_command(p, &c);
 	command_done(&c);
-	return r < 0 ? r : parse_trailing_redirs(p, first->serial);
+	return r < 0 ? r : parse_trailing_redirs(p, close_id);
 }
 
 /* A reserved word at the start of a command; NOT_RESERVED if @t is not one. */
@@ -1091,7 +1106,7 @@ static int parse_reserved(struct parser *p, enum ctx ctx, struct token *t)
 	if (r >= 0 && peekc(p, 0) == '(' && peekc(p, 1) == ')')
 		p->pos += 2;
 	if (r >= 0)
-		r = parse_function_body(p, name.word.text);
+		r = parse_function_body(p, &name.word);
 	token_done(&name);
 	return r;
 }
@@ -1111,7 +1126,7 @@ static int maybe_function(struct parser *p, struct cr_sh_command *c, struct toke
 		r = syntax(p, "unexpected '(' after '%s'", c->words[0].text);
 	token_done(&close);
 	if (r >= 0)
-		r = parse_function_body(p, c->words[0].text);
+		r = parse_function_body(p, &c->words[0]);
 	*ret = r >= 0;
 	return r;
 }

@@ -110,6 +110,16 @@ static const struct risk_case cases[] = {
 	{ ":(){ :|:& };:", D, "fork bomb", ":\n:\n:\n" },
 	{ "bomb() { bomb | bomb & }; bomb", D, "fork bomb", NULL },
 	{ "f() { f & }; f", D, "fork bomb", NULL },
+	/* a function named like a program does not hide it (found by tests/fuzz/fuzz-shell.c) */
+	{ "sudo() { :; }; sudo ls", D, "another user's privileges", ":\nsudo ls\n" },
+	{ "if false; then sudo(){ :;}; fi; sudo rm -rf /", D, "removes the system", NULL },
+	{ "(sudo(){ :;}); sudo id", D, "another user's privileges", NULL },
+	{ "command sudo rm -rf /", D, "removes the system", NULL },
+	{ "\"sudo\"() { :; }; sudo rm -rf /", D, "removes the system", NULL },
+	{ "ls() { echo hi; }; ls", S, NULL, "echo hi\nls\n" },
+	/* redirections after a compound command belong to a command of their own */
+	{ "[[ -f x ]] > /etc/passwd", D, "a command writes to /etc/passwd", "[[\n" },
+	{ "[[ -f x ]] > out && ls", C, "out", "[[\nls\n" },
 	/* safe tools */
 	{ "grep sudo file", S, NULL, NULL },
 	{ "grep -rn 'rm -rf /' src", S, NULL, NULL },
