@@ -3,8 +3,8 @@
 #   tools/setup.sh demo   run a command in a sandbox and show what it may and may not do
 #   tools/setup.sh test   run the whole test suite (unit, integration, soak, fault injection and
 #                         valgrind on the plain build; unit, integration and a soak on an ASan/UBSan
-#                         build; and corral.exe and the windows driver cross-built with mingw-w64
-#                         and run under Wine)
+#                         build; the libFuzzer harnesses, 20 s each; and corral.exe and the
+#                         windows driver cross-built with mingw-w64 and run under Wine)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -95,6 +95,11 @@ ASAN_OPTIONS=detect_leaks=1 CR_SOAK_RUNS=400 CR_SOAK_SERVE_EXECS=200 \
 	meson test -C build-asan --suite soak --print-errorlogs || rc=1
 read -r p4 f4 s4 < <(summary build-asan)
 
+# The parsers' libFuzzer harnesses, 20 s each on their seed corpora (tests/fuzz/README.md).
+frc=0
+./tools/fuzz.sh 20 || frc=1
+[ "$frc" -eq 0 ] || rc=1
+
 # The windows driver, cross-built with mingw-w64 and tested under Wine (windows/README.md).
 wrc=0
 ./tools/windows-test.sh || wrc=1
@@ -105,6 +110,7 @@ echo "build: $p1 passed, $f1 failed, $s1 skipped"
 echo "asan-unit: $p2 passed, $f2 failed, $s2 skipped"
 echo "asan-integration: $p3 passed, $f3 failed, $s3 skipped"
 echo "asan-soak: $p4 passed, $f4 failed, $s4 skipped"
+echo "fuzz: $([ "$frc" -eq 0 ] && echo passed || echo FAILED) (one line per harness above)"
 echo "windows (wine): $([ "$wrc" -eq 0 ] && echo passed || echo FAILED) (its own summary is above)"
 echo "corral: $((p1 + p2 + p3 + p4)) passed, $((f1 + f2 + f3 + f4)) failed, $((s1 + s2 + s3 + s4)) skipped"
 exit $rc
