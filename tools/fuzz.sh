@@ -16,24 +16,12 @@ case $seconds in
 	;;
 esac
 
-sudo=
-if [ "$(id -u)" -ne 0 ]; then
-	command -v sudo >/dev/null || { echo "fuzz: not root and no sudo: install sudo or run as root" >&2; exit 1; }
-	sudo=sudo
-fi
 # clang, and its runtimes (libFuzzer, ASan, UBSan) in libclang-rt-14-dev; the rest as
 # tools/setup.sh installs it.
 packages=(clang libclang-rt-14-dev meson ninja-build pkg-config libmnl-dev libseccomp-dev
 	libcap-ng-dev libinih-dev libbsd-dev libmd-dev libjson-c-dev)
-missing=()
-for p in "${packages[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	echo "fuzz: installing ${missing[*]}"
-	$sudo apt-get update -qq
-	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+. tools/apt-install.sh
+install_missing fuzz "${packages[@]}"
 
 build=build-fuzz
 [ -f $build/build.ninja ] || CC=clang meson setup $build -Dfuzz=true -Dtests=false \

@@ -17,12 +17,6 @@ demo | test) ;;
 	;;
 esac
 
-sudo=
-if [ "$(id -u)" -ne 0 ]; then
-	command -v sudo >/dev/null || { echo "setup: not root and no sudo: install sudo or run as root" >&2; exit 1; }
-	sudo=sudo
-fi
-
 # Build: compiler, meson, the libraries corral links (libmd: SHA-256 for the seccomp cache),
 # scdoc for the man page.
 # Tests: cmocka, util-linux (setpriv, script, flock), procps (pgrep), python3 and jq (JSON checks),
@@ -32,15 +26,8 @@ fi
 packages=(gcc meson ninja-build pkg-config libmnl-dev libseccomp-dev libcap-ng-dev libinih-dev
 	libbsd-dev libmd-dev libjson-c-dev scdoc libcmocka-dev util-linux procps python3 iproute2
 	jq make git qemu-system-x86 busybox-static cpio valgrind)
-missing=()
-for p in "${packages[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	echo "setup: installing ${missing[*]}"
-	$sudo apt-get update -qq
-	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+. tools/apt-install.sh
+install_missing setup "${packages[@]}"
 
 [ -f build/build.ninja ] || meson setup build >/dev/null
 ninja -C build

@@ -14,24 +14,11 @@ top=$PWD
 build=$top/build-win
 t0=$(date +%s)
 
-sudo=
-if [ "$(id -u)" -ne 0 ]; then
-	command -v sudo >/dev/null || { echo "windows-test: not root and no sudo: install sudo or run as root" >&2; exit 1; }
-	sudo=sudo
-fi
-
 # The cross compiler, Wine (64-bit only: no i386 multiarch needed), meson, xz for cmocka's
 # tarball, cmake for json-c.
 packages=(gcc-mingw-w64-x86-64 wine64 meson ninja-build xz-utils cmake)
-missing=()
-for p in "${packages[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	echo "windows-test: installing ${missing[*]}"
-	$sudo apt-get update -qq
-	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+. tools/apt-install.sh
+install_missing windows-test "${packages[@]}"
 wine=/usr/lib/wine/wine64
 wineserver=/usr/lib/wine/wineserver
 
