@@ -4,7 +4,8 @@
 #   tools/fuzz.sh [SECONDS_PER_HARNESS]   default 20
 # Fails (exit 1) on any crash, leak, UBSan report, timeout, out-of-memory or invariant abort;
 # the input is kept in $FUZZ_ARTIFACTS (default build-fuzz/fuzz-artifacts). FUZZ_ONLY="cli shell"
-# runs only those harnesses. Longer local runs: tests/fuzz/README.md.
+# runs only those harnesses; FUZZ_JOBS=N runs N at a time (default: one per CPU). Longer local
+# runs: tests/fuzz/README.md.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -37,31 +38,54 @@ trap 'rm -rf "$work"' EXIT
 # Leaks fail the run; UBSan reports abort (libFuzzer then keeps the input).
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-rc=0
-for name in $names; do
-	bin=$build/tests/fuzz/fuzz-$name
+# One harness: its report line (and, on failure, the log's end) in $work/NAME.out; exit 1 when
+# it failed.
+fuzz_one() {
+	local name=$1 bin=$build/tests/fuzz/fuzz-$1 log=$work/$1.log out=$work/$1.out
+	local start took execs cov frc=0
+
 	if [ ! -x "$bin" ]; then
-		echo "fuzz-$name: not built" >&2
-		rc=1
-		continue
+		echo "fuzz-$name: not built" >"$out"
+		return 1
 	fi
 	mkdir -p "$work/$name"
 	cp -r tests/fuzz/corpus/"$name"/. "$work/$name/"
-	log=$work/$name.log
 	start=$(date +%s)
-	frc=0
 	nice -n 10 "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
 		-artifact_prefix="$artifacts/$name-" -print_final_stats=1 "$work/$name" >"$log" 2>&1 || frc=$?
 	took=$(($(date +%s) - start))
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 	cov=$(grep -Eo 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+' "$log" | tail -n 1 || true)
 	if [ "$frc" -eq 0 ]; then
-		echo "fuzz-$name: ok, ${execs:-?} execs in ${took} s, ${cov:-no coverage line}"
-	else
-		rc=1
+		echo "fuzz-$name: ok, ${execs:-?} execs in ${took} s, ${cov:-no coverage line}" >"$out"
+		return 0
+	fi
+	{
 		echo "fuzz-$name: FAILED (exit $frc) after ${execs:-?} execs in ${took} s; the log's end:"
 		grep -E 'ERROR|SUMMARY|invariant failed|Test unit written|leak' "$log" | head -n 20 | sed 's/^/    /'
+	} >"$out"
+	return 1
+}
+
+# One harness per CPU at a time (FUZZ_JOBS overrides): they share nothing but the artifacts
+# directory, where each input is named after its harness.
+jobs=${FUZZ_JOBS:-$(nproc)}
+rc=0
+running=0
+for name in $names; do
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n || rc=1
+		running=$((running - 1))
 	fi
+	fuzz_one "$name" &
+	running=$((running + 1))
+done
+while [ "$running" -gt 0 ]; do
+	wait -n || rc=1
+	running=$((running - 1))
+done
+for name in $names; do
+	cat "$work/$name.out" 2>/dev/null || echo "fuzz-$name: no result (see the errors above)"
 done
 [ "$rc" -eq 0 ] && echo "fuzz: all harnesses passed (${seconds} s each)" || echo "fuzz: FAILED" >&2
 exit $rc
