@@ -65,22 +65,48 @@ print(p, f, s)
 PY
 }
 
+# What failed, kept for the end of the output: meson prints a failing test's log where it fails,
+# which scrolls far above the summary when the fuzzers and the Wine tests follow.
+failed=$(mktemp)
+trap 'rm -f "$failed"' EXIT
+failures() { # DIR LABEL: each failed test's "not ok" lines and the end of its log
+	python3 - "$1/meson-logs/testlog.json" "$2" >>"$failed" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["result"] in ("OK", "EXPECTEDFAIL", "SKIP"):
+        continue
+    out = (r.get("stdout") or "").splitlines()
+    print(f"--- {sys.argv[2]}: {r['name']}: {r['result']}")
+    for l in out:
+        if l.startswith("not ok"):
+            print("  " + l)
+    print("  (the end of its log:)")
+    for l in out[-25:]:
+        print("  " + l)
+PY
+}
+
 rc=0
 meson test -C build --print-errorlogs || rc=1
 read -r p1 f1 s1 < <(summary build)
+failures build build
 
 [ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
 ninja -C build-asan
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 meson test -C build-asan --suite unit --print-errorlogs || rc=1
 read -r p2 f2 s2 < <(summary build-asan)
+failures build-asan asan-unit
 ASAN_OPTIONS=detect_leaks=0 meson test -C build-asan --suite integration --print-errorlogs || rc=1
 read -r p3 f3 s3 < <(summary build-asan)
+failures build-asan asan-integration
 # A smaller soak on the ASan build, leak checks on: memcheck (the valgrind suite) cannot follow
 # a run into its sandbox, LeakSanitizer can (tests/soak/README.md).
 ASAN_OPTIONS=detect_leaks=1 CR_SOAK_RUNS=400 CR_SOAK_SERVE_EXECS=200 \
 	meson test -C build-asan --suite soak --print-errorlogs || rc=1
 read -r p4 f4 s4 < <(summary build-asan)
+failures build-asan asan-soak
 
 # The parsers' libFuzzer harnesses, 20 s each on their seed corpora (tests/fuzz/README.md).
 frc=0
@@ -93,6 +119,11 @@ wrc=0
 [ "$wrc" -eq 0 ] || rc=1
 
 echo
+if [ -s "$failed" ]; then
+	echo "What failed (the whole logs are printed above, where each failed):"
+	cat "$failed"
+	echo
+fi
 echo "build: $p1 passed, $f1 failed, $s1 skipped"
 echo "asan-unit: $p2 passed, $f2 failed, $s2 skipped"
 echo "asan-integration: $p3 passed, $f3 failed, $s3 skipped"

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -106,6 +107,28 @@ static char *read_file(const char *path, size_t *ret_len)
 	if (ret_len)
 		*ret_len = n > 0 ? (size_t)n : 0;
 	return buf;
+}
+
+/* Does the file at @path hold the bytes @what (e.g. an ASan build's "libasan" in .dynstr)? */
+static bool file_has(const char *path, const char *what)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	void *p;
+	bool found;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size == 0) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return false;
+	found = memmem(p, (size_t)st.st_size, what, strlen(what)) != NULL;
+	munmap(p, (size_t)st.st_size);
+	return found;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -302,7 +325,7 @@ static enum kind kind_of(long i)
 
 struct ctx {
 	char dir[64], corral[128], ws[128], marker[64];
-	bool root, valgrind;
+	bool root, valgrind, asan;
 	long runs, execs, block;
 	/* per run */
 	double *lat, *ref;
@@ -703,14 +726,19 @@ static struct pstats pstats(const double *lat, const double *ref, const long *id
  * issue's wording), or else relative to the reference timed just before each sample (ref_run_us()):
  * a miss the host's own slowdown explains is not corral's. A corral that got slower fails both
  * (were the host faster at the end, the raw p50 would still pass only if corral's own time
- * stayed within 20%). Checked only with 30 or more samples in each block. */
-static void flat_check(const char *what, const char *blocks, struct pstats a, struct pstats b)
+ * stayed within 20%). Checked only with 30 or more samples in each block, and not in an ASan
+ * build (@asan): there the allocator's quarantine fills as the run goes on (a server's RSS grows
+ * from 15 to 26 MiB in 200 execs), so a few-millisecond exec gets slower for ASan's reasons, and
+ * 30 samples of it missed by 20% in about 1 run in 20. The plain build's soak asserts it. */
+static void flat_check(const char *what, const char *blocks, struct pstats a, struct pstats b, bool asan)
 {
 	diag("%s: %s: p50 %.3f ms (%zu), then %.3f ms (%zu): raw %+.1f%%; reference (the same with fresh state) p50 %.3f ms, then %.3f ms; p50 of latency/reference %.2f, then %.2f: %+.1f%%",
 	     what, blocks, a.p50 / 1e3, a.n, b.p50 / 1e3, b.n, a.p50 > 0 ? (b.p50 / a.p50 - 1) * 100 : 0,
 	     a.ref50 / 1e3, b.ref50 / 1e3, a.ratio50, b.ratio50,
 	     a.ratio50 > 0 ? (b.ratio50 / a.ratio50 - 1) * 100 : 0);
-	if (a.n >= 30 && b.n >= 30)
+	if (asan && a.n >= 30 && b.n >= 30)
+		diag("%s: latency not checked: an AddressSanitizer build (the plain build's soak checks it)", what);
+	else if (a.n >= 30 && b.n >= 30)
 		ok(b.p50 <= a.p50 * 1.2 || b.ratio50 <= a.ratio50 * 1.2,
 		   "%s: latency is flat: p50 in the last block within 20%% of the first, as measured (%.3f, then %.3f ms) or relative to the host's reference (%.2f, then %.2f)",
 		   what, a.p50 / 1e3, b.p50 / 1e3, a.ratio50, b.ratio50);
@@ -731,7 +759,7 @@ static void latency(struct ctx *c, bool user, long block)
 			b[nb++] = i;
 	snprintf(blocks, sizeof(blocks), "successes in the first %ld runs and the last %ld", block, block);
 	flat_check(user ? "corral run (uid 65534)" : "corral run (root)", blocks,
-		   pstats(c->lat, c->ref, a, na), pstats(c->lat, c->ref, b, nb));
+		   pstats(c->lat, c->ref, a, na), pstats(c->lat, c->ref, b, nb), c->asan);
 	free(a);
 	free(b);
 }
@@ -1144,7 +1172,7 @@ static void serve_phase(struct ctx *c, bool user, long execs)
 		snprintf(what, sizeof(what), "corral serve (%s)", who);
 		snprintf(blocks, sizeof(blocks), "successes in %ld execs after %ld of warm-up and the last %ld",
 			 block, warm, block);
-		flat_check(what, blocks, pstats(lat, ref, a, na), pstats(lat, ref, b, nb));
+		flat_check(what, blocks, pstats(lat, ref, a, na), pstats(lat, ref, b, nb), asan);
 		free(a);
 		free(b);
 	}
@@ -1200,6 +1228,7 @@ static void setup(struct ctx *c)
 	mkdir_owned(c->dir, "bin", 0, 0755, p, sizeof(p));
 	snprintf(c->corral, sizeof(c->corral), "%s/bin/corral", c->dir);
 	copy_file(launcher, c->corral);
+	c->asan = file_has(c->corral, "libasan");
 	mkdir_owned(c->dir, "ws", USER_UID, 0755, c->ws, sizeof(c->ws));
 	mkdir_owned(c->dir, "out", USER_UID, 0777, p, sizeof(p));
 	mkdir_owned(c->dir, "vg", USER_UID, 0777, p, sizeof(p));
