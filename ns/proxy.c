@@ -400,39 +400,79 @@ static const char *match_host(const struct shared *s, const char *host, bool lit
 	return NULL;
 }
 
-static bool ipv4_local(uint32_t a)
+/* IPv4 addresses off the public internet: this network and the host itself (0/8, 127/8),
+ * private networks (10/8, 172.16/12, 192.168/16), shared address space (100.64/10), link-local
+ * (169.254/16), IETF assignments (192.0.0/24), benchmarking (198.18/15), multicast and reserved
+ * (224/4, 240/4). */
+static bool ipv4_internal(uint32_t a)
 {
-	return (a >> 24) == 127 || (a >> 24) == 0 || (a >> 16) == 0xa9fe;
+	static const struct {
+		uint32_t net, mask;
+	} nets[] = {
+		{ 0x00000000, 0xff000000 }, { 0x0a000000, 0xff000000 }, { 0x7f000000, 0xff000000 },
+		{ 0x64400000, 0xffc00000 }, { 0xa9fe0000, 0xffff0000 }, { 0xac100000, 0xfff00000 },
+		{ 0xc0000000, 0xffffff00 }, { 0xc0a80000, 0xffff0000 }, { 0xc6120000, 0xfffe0000 },
+		{ 0xe0000000, 0xe0000000 },
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(nets); i++)
+		if ((a & nets[i].mask) == nets[i].net)
+			return true;
+	return false;
 }
 
-/* Addresses of the host itself or of its link (loopback, unspecified, link-local, and their
- * IPv4-mapped forms): reachable only through an allow_hosts entry that is the IPv4 address
- * itself, so that no name (DNS rebinding, "localhost") leads to corral's host's own services. */
-static bool host_local(const struct sockaddr *sa)
+/* The IPv4 address an IPv6 address stands for (IPv4-mapped, IPv4-compatible, NAT64's
+ * well-known prefix 64:ff9b::/96), host order in @ret. */
+static bool ipv6_embeds_v4(const struct in6_addr *a, uint32_t *ret)
+{
+	static const uint8_t nat64[12] = { 0x00, 0x64, 0xff, 0x9b };
+	uint32_t v4;
+
+	if (!IN6_IS_ADDR_V4MAPPED(a) && !IN6_IS_ADDR_V4COMPAT(a) && memcmp(a->s6_addr, nat64, 12) != 0)
+		return false;
+	memcpy(&v4, &a->s6_addr[12], 4);
+	*ret = ntohl(v4);
+	return true;
+}
+
+/* Addresses off the public internet: the host itself, its link, private and shared networks,
+ * multicast and reserved ranges (ipv4_internal(); IPv6: loopback, unspecified, link-local,
+ * site-local, unique-local fc00::/7, multicast, and the IPv4 forms above). A host name reaches
+ * one only if the address itself is an allow_hosts entry (address_listed()): no name, by DNS
+ * rebinding or by a wildcard's owner, leads to corral's host's own services or its LAN. */
+static bool host_internal(const struct sockaddr *sa)
 {
 	if (sa->sa_family == AF_INET)
-		return ipv4_local(ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr));
+		return ipv4_internal(ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr));
 	if (sa->sa_family == AF_INET6) {
 		const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
 		uint32_t v4;
 
-		if (IN6_IS_ADDR_V4MAPPED(a) || IN6_IS_ADDR_V4COMPAT(a)) {
-			memcpy(&v4, &a->s6_addr[12], 4);
-			return ipv4_local(ntohl(v4));
-		}
+		if (ipv6_embeds_v4(a, &v4))
+			return ipv4_internal(v4);
 		return IN6_IS_ADDR_LOOPBACK(a) || IN6_IS_ADDR_UNSPECIFIED(a) ||
-		       IN6_IS_ADDR_LINKLOCAL(a);
+		       IN6_IS_ADDR_LINKLOCAL(a) || IN6_IS_ADDR_SITELOCAL(a) ||
+		       IN6_IS_ADDR_MULTICAST(a) || (a->s6_addr[0] & 0xfe) == 0xfc;
 	}
 	return true;
 }
 
+/* An address as allow_hosts would list it: IPv4 dotted (also for an IPv6 form of one). */
 static void addr_text(const struct sockaddr *sa, char *buf, size_t size)
 {
 	const void *a = sa->sa_family == AF_INET
 				? (const void *)&((const struct sockaddr_in *)sa)->sin_addr
 				: (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr;
+	int family = sa->sa_family;
+	struct in_addr v4;
+	uint32_t h;
 
-	if (!inet_ntop(sa->sa_family, a, buf, (socklen_t)size))
+	if (family == AF_INET6 && ipv6_embeds_v4(a, &h)) {
+		v4.s_addr = htonl(h);
+		a = &v4;
+		family = AF_INET;
+	}
+	if (!inet_ntop(family, a, buf, (socklen_t)size))
 		(void)snprintf(buf, size, "?");
 }
 
@@ -500,7 +540,7 @@ static int open_upstream(struct conn *c, const struct request *rq)
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
 				  .ai_flags = literal ? AI_NUMERICHOST : 0 },
 			*res = NULL;
-	char why[512], local[INET6_ADDRSTRLEN] = "";
+	char why[640], internal[INET6_ADDRSTRLEN] = "", text[INET6_ADDRSTRLEN];
 	int64_t deadline;
 	bool tried = false;
 	int r, n = 0;
@@ -530,10 +570,13 @@ static int open_upstream(struct conn *c, const struct request *rq)
 	deadline = now_ms() + CONNECT_TIMEOUT_MS;
 	r = -EHOSTUNREACH;
 	for (const struct addrinfo *ai = res; ai && n < MAX_ADDRS; ai = ai->ai_next, n++) {
-		if (host_local(ai->ai_addr) && !literal) {
-			if (!local[0])
-				addr_text(ai->ai_addr, local, sizeof(local));
-			continue;
+		if (!literal && host_internal(ai->ai_addr)) {
+			addr_text(ai->ai_addr, text, sizeof(text));
+			if (!match_host(c->shared, text, true)) {
+				if (!internal[0])
+					memcpy(internal, text, sizeof(text));
+				continue;
+			}
 		}
 		tried = true;
 		r = connect_one(c, ai, deadline);
@@ -550,10 +593,11 @@ static int open_upstream(struct conn *c, const struct request *rq)
 	}
 	if (r == -ECANCELED)
 		return r;
-	if (local[0] && !tried) {
+	if (internal[0] && !tried) {
 		(void)snprintf(why, sizeof(why),
-			       "host '%s' resolves to %s, a loopback, link-local or unspecified address (corral's own host, or its link), which no host name may reach (DNS rebinding); only an allow_hosts entry that is that IPv4 address itself reaches it",
-			       rq->host, local);
+			       "host '%s' resolves to %s, an address off the public internet (loopback, link-local, private, shared, multicast or reserved: corral's own host or its networks), which a host name reaches only when that address is itself in allow_hosts (DNS rebinding)%s%s",
+			       rq->host, internal, strchr(internal, ':') ? "" : "; to allow it, add --allow-host ",
+			       strchr(internal, ':') ? "" : internal);
 		deny(c, rq, why);
 		return -EPERM;
 	}

@@ -1,10 +1,11 @@
 #!/bin/bash
 # hosts: --allow-host (network mode allow_hosts). The sandbox keeps its own network namespace with
 # only loopback; a forwarder inside hands each connection to 127.0.0.1:3128 to corral's proxy,
-# which reaches only the hosts listed, never a loopback or link-local address through a name, and
-# answers everything else with 403 and a reason. A python3 HTTP server on the host's 127.0.0.1 is
-# the only destination: nothing leaves the machine. The requests are made with python3's urllib
-# (which honours http_proxy) and with raw sockets.
+# which reaches only the hosts listed, never an address off the public internet through a name
+# (unless that address is listed too), and answers everything else with 403 and a reason. A
+# python3 HTTP server on the host's 127.0.0.1 is the only destination (and for the internal
+# ranges, one in a network namespace of the test's own): nothing leaves the machine. The requests
+# are made with python3's urllib (which honours http_proxy) and with raw sockets.
 # check_sb takes its condition as a string for eval, in single quotes (so shellcheck sees neither
 # the expansions nor the variables used only there):
 # shellcheck disable=SC2016,SC2034
@@ -300,6 +301,101 @@ test_lifetime() {
 	fi
 }
 
+# Names that resolve to addresses off the public internet (private, shared, link-local, IPv6
+# unique-local) are refused even when listed, unless the address itself is listed. corral runs in
+# a network and mount namespace of the test's own: lo carries one address of each kind, a hosts
+# file names them, and an HTTP server listens on all of them, so that each refusal is corral's
+# (internal-net.sh checks first that every address answers). Root only: it takes a new network
+# namespace, addresses and a bind mount over /etc/hosts; as the user, corral runs there through
+# setpriv.
+INTERNAL_V4="10.213.0.1 172.20.0.1 192.168.77.1 100.64.0.1 169.254.77.1"
+write_internal_net() {
+	cat >"$CR_TMP/internal-net.sh" <<-'EOF'
+		# internal-net.sh HOSTS SRV PORT CMD...: in new network and mount namespaces (unshare -m -n)
+		set -u
+		hosts=$1 srv=$2 port=$3
+		shift 3
+		ip link set lo up || exit 97
+		for a in 10.213.0.1 10.213.0.2 172.20.0.1 192.168.77.1 100.64.0.1 169.254.77.1; do
+			ip addr add "$a/32" dev lo || exit 97
+		done
+		v6=fd00:213::1 any=::
+		ip -6 addr add "$v6/128" dev lo nodad 2>/dev/null || v6= any=0.0.0.0
+		mount --bind "$hosts" /etc/hosts || exit 97
+		python3 -m http.server "$port" --bind "$any" --directory "$srv" >/dev/null 2>&1 &
+		srv_pid=$!
+		for a in 10.213.0.1 10.213.0.2 172.20.0.1 192.168.77.1 100.64.0.1 169.254.77.1 $v6; do
+			python3 - "$a" "$port" <<-'PY' || { echo "internal-net: nothing answers on $a" >&2; kill "$srv_pid"; exit 98; }
+				import socket, sys, time
+				for _ in range(100):
+				    try:
+				        socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=1).close()
+				        sys.exit(0)
+				    except OSError:
+				        time.sleep(0.05)
+				sys.exit(1)
+			PY
+		done
+		echo "ipv6=${v6:-none}" >&2
+		"$@"
+		rc=$?
+		kill "$srv_pid"
+		wait "$srv_pid"
+		exit $rc
+	EOF
+	cat >"$CR_TMP/internal-hosts" <<-EOF
+		127.0.0.1 localhost
+		10.213.0.1 corral-private.test
+		172.20.0.1 corral-private172.test
+		192.168.77.1 corral-private192.test
+		100.64.0.1 corral-shared.test
+		169.254.77.1 corral-linklocal.test
+		10.213.0.2 corral-listed.test
+		fd00:213::1 corral-ula.test
+	EOF
+	chmod a+r "$CR_TMP/internal-hosts"
+}
+
+test_internal() {
+	local m=$1 ws=$2 pre=() names=() urls=() i denied=5
+	if [ "$(id -u)" -ne 0 ]; then
+		skip "$m: names resolving to private, shared and link-local addresses are refused" \
+			"the suite runs as a user: it needs root for a network namespace with such addresses and a hosts file"
+		return
+	fi
+	[ "$m" = user ] && pre=("${AS_USER[@]}")
+	for i in corral-private corral-private172 corral-private192 corral-shared corral-linklocal corral-ula; do
+		names+=(--allow-host "$i.test")
+		urls+=("http://$i.test:$PORT/token.txt")
+	done
+	SB_WRAP=(unshare -m -n --propagation private sh "$CR_TMP/internal-net.sh" "$CR_TMP/internal-hosts" "$SRV_DIR" "$PORT" "${pre[@]}")
+	sb root "$ws" "${names[@]}" --allow-host corral-listed.test --allow-host 10.213.0.2 \
+		--json-status "$ws/internal.json" -- \
+		$PY "$ws/fetch.py" "${urls[@]}" "http://corral-listed.test:$PORT/token.txt" "http://10.213.0.2:$PORT/token.txt"
+	SB_WRAP=()
+	check_sb "$m: positive control: a listed name whose private address is listed too (10.213.0.2) and that address itself fetch the token" \
+		eval '[ "$SB_RC" -eq 0 ] && [ "$(value 7)" = "OK $TOKEN" ] && [ "$(value 8)" = "OK $TOKEN" ]'
+	i=1
+	for a in $INTERNAL_V4; do
+		check_sb "$m: escape: a listed name that resolves to $a (not listed) gets 403, the address and the --allow-host to add (got $(value $i))" \
+			eval '[[ "$(value '$i')" == "HTTP 403 corral: host "*" resolves to $a, an address off the public internet"*"--allow-host $a" ]]'
+		i=$((i + 1))
+	done
+	if grep -q "^ipv6=fd00:213::1" "$SB_ERR"; then
+		denied=6
+		check_sb "$m: escape: a listed name that resolves to the IPv6 unique-local fd00:213::1 gets 403 (got $(value 6))" \
+			eval '[[ "$(value 6)" == "HTTP 403 corral: host '"'"'corral-ula.test'"'"' resolves to fd00:213::1, an address off the public internet"* ]]'
+	else
+		skip "$m: escape: a listed name that resolves to an IPv6 unique-local address gets 403" "no IPv6 in the test's network namespace"
+	fi
+	if command -v jq >/dev/null; then
+		check "$m: the JSON status counts the 2 allowed and the $denied refused connections" \
+			json_ok "$ws/internal.json" ".enforced.proxy.allowed == 2 and .enforced.proxy.denied == $denied"
+	else
+		skip "$m: the JSON status counts the allowed and refused connections" "jq is not installed"
+	fi
+}
+
 # Degraded mode (no user namespaces, simulated) has no network namespace: allow_hosts is refused.
 test_degraded() {
 	local m=$1 ws=$2
@@ -315,6 +411,7 @@ test_degraded() {
 			grep -q "network namespace" "$SB_ERR"'
 }
 
+write_internal_net
 for m in $MODES; do
 	ws=$(mkws "$m")
 	write_scripts "$ws" "$m"
@@ -322,6 +419,7 @@ for m in $MODES; do
 	test_denied "$m" "$ws"
 	test_relay "$m" "$ws"
 	test_lifetime "$m" "$ws"
+	test_internal "$m" "$ws"
 	test_degraded "$m" "$ws"
 done
 true # lib.sh's EXIT trap passes on the status of the last command
