@@ -210,9 +210,13 @@ static _Noreturn void helper_main(struct serve *sv, struct cr_policy *p, int res
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != server)
 		_exit(1);
-	/* The server's signal state is not the command's: it ignores SIGPIPE (inherited across
-	 * execve) and blocks SIGTERM and SIGINT (its signalfd). */
-	(void)signal(SIGPIPE, SIG_DFL);
+	/* The server's signal state is not the command's: it ignores SIGPIPE, and whatever it was
+	 * started with ignored (SIGHUP under nohup), which execve would pass on; and it blocks
+	 * SIGTERM and SIGINT (its signalfd). `corral run` keeps an ignored SIGHUP for its command
+	 * because the user started both; a server's commands come from its clients. */
+	for (int sig = 1; sig < _NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			(void)signal(sig, SIG_DFL);
 	(void)sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
 	qsort(keep, ELEMENTSOF(keep), sizeof(int), cmp_int);

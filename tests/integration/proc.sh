@@ -46,14 +46,20 @@ tagged_at_least() { [ "$(pgrep -f "$1" | wc -l)" -ge "$2" ]; }
 # sb_start MODE WS [OPTS] -- CMD...: corral run as MODE, in the background, like lib.sh's
 # sandbox(); SB_PID is corral's own pid; its output goes to $SB_OUT and $SB_ERR.
 sb_start() {
-	local mode=$1 ws=$2 pre=()
+	local mode=$1 ws=$2 pre=() sigs
 	shift 2
 	if [ "$mode" = user ] && [ "$(id -u)" -eq 0 ]; then
 		pre=("${AS_USER[@]}")
 	fi
 	# bash starts background jobs with SIGINT and SIGQUIT ignored; a foreground corral has them
-	# at their defaults.
-	(cd "$ws" && exec env --default-signal=INT,QUIT ${SB_NOHUP:+--ignore-signal=HUP} "${pre[@]}" \
+	# at their defaults. SIGHUP too: the suite itself may run under nohup (or setsid nohup in a
+	# CI script), and a signal ignored at bash's start cannot be trapped back.
+	if [ -n "${SB_NOHUP:-}" ]; then
+		sigs=(--default-signal=INT,QUIT --ignore-signal=HUP)
+	else
+		sigs=(--default-signal=INT,QUIT,HUP)
+	fi
+	(cd "$ws" && exec env "${sigs[@]}" "${pre[@]}" \
 		"$CORRAL" run --workspace "$ws" --ro "$BIN" --grant once "$@") >"$SB_OUT" 2>"$SB_ERR" &
 	SB_PID=$!
 }
