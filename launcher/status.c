@@ -9,30 +9,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "exit-codes.h"
 #include "macro.h"
 #include "status.h"
-
-int cr_exit_code(const struct cr_outcome *o, bool timed_out)
-{
-	if (timed_out)
-		return CR_EXIT_TIMEOUT;
-	if (!o)
-		return CR_EXIT_SETUP;
-	if (o->oom_killed && (o->kind == CR_OUTCOME_EXITED || o->kind == CR_OUTCOME_SIGNALED))
-		return CR_EXIT_OOM;
-	switch (o->kind) {
-	case CR_OUTCOME_EXITED:
-		return o->status;
-	case CR_OUTCOME_SIGNALED:
-		return CR_EXIT_SIGNAL_BASE + o->status;
-	case CR_OUTCOME_EXEC_FAILED:
-		return o->error.err == ENOENT ? CR_EXIT_NOTFOUND : CR_EXIT_NOEXEC;
-	case CR_OUTCOME_SETUP_FAILED:
-	default:
-		return CR_EXIT_SETUP;
-	}
-}
 
 const char *cr_signal_name(int sig)
 {
@@ -43,27 +21,6 @@ const char *cr_signal_name(int sig)
 		return NULL;
 	(void)snprintf(buf, sizeof(buf), "SIG%s", abbrev);
 	return buf;
-}
-
-static const char *outcome_name(const struct cr_status *s)
-{
-	if (s->timed_out)
-		return "timed_out";
-	if (s->denied)
-		return "denied";
-	if (!s->outcome)
-		return "setup_failed";
-	switch (s->outcome->kind) {
-	case CR_OUTCOME_EXITED:
-		return "exited";
-	case CR_OUTCOME_SIGNALED:
-		return "signaled";
-	case CR_OUTCOME_EXEC_FAILED:
-		return "exec_failed";
-	case CR_OUTCOME_SETUP_FAILED:
-	default:
-		return "setup_failed";
-	}
 }
 
 static json_object *error_object(const struct cr_setup_error *e)
@@ -111,7 +68,7 @@ json_object *cr_status_build(const struct cr_status *s)
 	r |= json_object_object_add(o, "corral_version", json_object_new_string(CR_VERSION));
 	r |= json_object_object_add(o, "driver", json_object_new_string(s->driver));
 	r |= json_object_object_add(o, "command", argv_array(s->argv));
-	r |= json_object_object_add(o, "outcome", json_object_new_string(outcome_name(s)));
+	r |= json_object_object_add(o, "outcome", json_object_new_string(cr_outcome_name(s->outcome, s->timed_out, s->denied)));
 	r |= json_object_object_add(o, "exit_code", json_object_new_int(s->exit_code));
 	r |= json_object_object_add(o, "signal", sig ? json_object_new_int(sig) : NULL);
 	r |= json_object_object_add(o, "signal_name",

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "driver.h"
+#include "outcome.h"
 
 struct json_object;
 
@@ -22,9 +23,6 @@ struct cr_status {
 	double duration_ms;
 	struct json_object *enforced; /* borrowed; may be NULL */
 };
-
-/* corral's exit status for an outcome (see exit-codes.h). Pure. */
-int cr_exit_code(const struct cr_outcome *o, bool timed_out);
 
 /* "SIGKILL" for 9; NULL for numbers that are not signals. */
 const char *cr_signal_name(int sig);

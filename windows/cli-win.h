@@ -69,8 +69,6 @@ struct cr_win_status {
 	struct json_object *enforced; /* borrowed */
 };
 
-/* The exit status of a run, as launcher/exit-codes.h says (124-127, 128 + n, the command's). */
-int cr_win_exit_code(const struct cr_outcome *o, bool timed_out);
 /* The status object (docs/json-status.md's top-level keys, "backend" added). */
 struct json_object *cr_win_status_build(const struct cr_win_status *s);
 /* Write @o as one line to @path (UTF-8). 0 or -errno. */

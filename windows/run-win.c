@@ -10,6 +10,7 @@
 #include "cli-win.h"
 #include "exit-codes.h"
 #include "log.h"
+#include "outcome.h"
 #include "win-macro.h"
 
 static double now_ms(void)
@@ -112,7 +113,7 @@ int cr_win_run_windows(const struct cr_win_run_options *o)
 		cr_log_error("%s: %s", s.outcome.error.stage, s.outcome.error.message);
 	if (s.have_outcome && s.outcome.oom_killed)
 		cr_log_error("the job's memory limit (--memory) ended the command");
-	code = cr_win_exit_code(s.have_outcome ? &s.outcome : NULL, s.timed_out);
+	code = cr_exit_code(s.have_outcome ? &s.outcome : NULL, s.timed_out);
 	st = cr_win_status_build(&(struct cr_win_status){
 		.driver = "windows",
 		.argv = o->argv,

@@ -8,31 +8,10 @@
 #include <string.h>
 
 #include "cli-win.h"
-#include "exit-codes.h"
 #include "macro.h"
+#include "outcome.h"
 #include "win-macro.h"
 #include "wstr.h"
-
-int cr_win_exit_code(const struct cr_outcome *o, bool timed_out)
-{
-	if (timed_out)
-		return CR_EXIT_TIMEOUT;
-	if (!o)
-		return CR_EXIT_SETUP;
-	if (o->oom_killed && (o->kind == CR_OUTCOME_EXITED || o->kind == CR_OUTCOME_SIGNALED))
-		return CR_EXIT_OOM;
-	switch (o->kind) {
-	case CR_OUTCOME_EXITED:
-		return o->status;
-	case CR_OUTCOME_SIGNALED:
-		return CR_EXIT_SIGNAL_BASE + o->status;
-	case CR_OUTCOME_EXEC_FAILED:
-		return o->error.err == ENOENT ? CR_EXIT_NOTFOUND : CR_EXIT_NOEXEC;
-	case CR_OUTCOME_SETUP_FAILED:
-	default:
-		return CR_EXIT_SETUP;
-	}
-}
 
 /* The signals cr_win_outcome_from_exit() produces, by their Linux numbers. */
 static const char *signal_name(int sig)
@@ -74,25 +53,6 @@ static const char *errno_name(int err)
 	return NULL;
 }
 
-static const char *outcome_name(const struct cr_win_status *s)
-{
-	if (s->timed_out)
-		return "timed_out";
-	if (!s->outcome)
-		return "setup_failed";
-	switch (s->outcome->kind) {
-	case CR_OUTCOME_EXITED:
-		return "exited";
-	case CR_OUTCOME_SIGNALED:
-		return "signaled";
-	case CR_OUTCOME_EXEC_FAILED:
-		return "exec_failed";
-	case CR_OUTCOME_SETUP_FAILED:
-	default:
-		return "setup_failed";
-	}
-}
-
 static json_object *error_object(const struct cr_setup_error *e)
 {
 	json_object *o = json_object_new_object();
@@ -126,9 +86,9 @@ json_object *cr_win_status_build(const struct cr_win_status *s)
 	json_object_object_add(o, "driver", json_object_new_string(s->driver));
 	json_object_object_add(o, "backend", json_object_new_string(s->driver));
 	json_object_object_add(o, "command", cmd);
-	json_object_object_add(o, "outcome", json_object_new_string(outcome_name(s)));
+	json_object_object_add(o, "outcome", json_object_new_string(cr_outcome_name(s->outcome, s->timed_out, false)));
 	json_object_object_add(o, "exit_code",
-			       json_object_new_int(cr_win_exit_code(out, s->timed_out)));
+			       json_object_new_int(cr_exit_code(out, s->timed_out)));
 	json_object_object_add(o, "signal", sig ? json_object_new_int(sig) : NULL);
 	json_object_object_add(o, "signal_name",
 			       signal_name(sig) ? json_object_new_string(signal_name(sig)) : NULL);
