@@ -494,16 +494,19 @@ static int metadata_write(int store_fd, const char *store, const char *hash, con
 	return 0;
 }
 
-/* Open (creating it with @create) and check the workspace directory sessions/<hash>. */
+/* Open (creating it with @create; *@ret_created says whether this call made it) and check the
+ * workspace directory sessions/<hash>. */
 static int workspace_check(int store_fd, const char *store, const char *hash, bool create,
-			   char *msg, size_t size)
+			   bool *ret_created, char *msg, size_t size)
 {
 	_cleanup_close_ int fd = -EBADF;
 	_cleanup_free_ char *label = NULL;
 
 	if (asprintf(&label, "%s/%s", store, hash) < 0)
 		return cr_msg(msg, size, -ENOMEM, "out of memory");
-	if (create && mkdirat(store_fd, hash, 0700) < 0 && errno != EEXIST)
+	if (create && mkdirat(store_fd, hash, 0700) == 0)
+		*ret_created = true;
+	else if (create && errno != EEXIST)
 		return cr_msg(msg, size, negative_errno(), "cannot create %s: %s", label,
 			      strerror(errno));
 	fd = openat(store_fd, hash, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -559,6 +562,7 @@ int cr_session_open(const char *state_dir, const char *id, const char *profile, 
 	_cleanup_json_ json_object *meta = NULL;
 	_cleanup_close_ int store_fd = -EBADF;
 	_cleanup_free_ char *store = NULL;
+	bool created = false;
 	char hash[33];
 	int r;
 
@@ -573,7 +577,7 @@ int cr_session_open(const char *state_dir, const char *id, const char *profile, 
 		return store_fd;
 	/* The workspace first: metadata is what makes a session exist (list, show, rm). */
 	if (create) {
-		r = workspace_check(store_fd, store, hash, true, msg, size);
+		r = workspace_check(store_fd, store, hash, true, &created, msg, size);
 		if (r < 0)
 			return r;
 	}
@@ -582,14 +586,19 @@ int cr_session_open(const char *state_dir, const char *id, const char *profile, 
 		return no_session(id, msg, size);
 	if (r == -ENOENT) {
 		r = metadata_write(store_fd, store, hash, id, profile, msg, size);
-		if (r < 0)
+		if (r < 0) {
+			/* No session without its record: take back the (still empty) workspace this
+			 * call made, so that a full disk leaves nothing behind. */
+			if (created)
+				(void)unlinkat(store_fd, hash, AT_REMOVEDIR);
 			return r;
+		}
 		r = cr_session_metadata_read(store_fd, store, hash, &meta, msg, size);
 	}
 	if (r < 0)
 		return r;
 	if (!create) {
-		r = workspace_check(store_fd, store, hash, false, msg, size);
+		r = workspace_check(store_fd, store, hash, false, NULL, msg, size);
 		if (r < 0)
 			return r;
 	}

@@ -283,6 +283,7 @@ full_case() {
 		run --session full-s -- true 2>"$dir.session-err"
 		echo "session=$?"
 		echo "session_msg=$(head -c 300 "$dir.session-err" | tr '\n' ' ')"
+		echo "left_ws=$(find "$dir/state/corral/sessions" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | wc -l)"
 		as env XDG_STATE_HOME="$dir/state" XDG_CONFIG_HOME="$cfg" "$corral" session list >/dev/null 2>&1
 		echo "list=$?"
 		rm -f "$dir/filler"
@@ -298,8 +299,8 @@ full_case() {
 	n=$(grep '^errs=' <<<"$OUT")
 	check "$m: ledger on a full disk: some appends failed with ENOSPC (${n#errs=} of 12) and the file ends with whole lines only" \
 		eval '[ "${n#errs=}" -gt 0 ] && whole_lines "$dir.ledger"'
-	res "$m: session store on a full disk: exit 125, nothing run; the store still lists; once there is room, the same session works" \
-		session=125 list=0 retry=0
+	res "$m: session store on a full disk: exit 125, nothing run, no workspace left without its record; the store still lists; once there is room, the same session works" \
+		session=125 left_ws=0 list=0 retry=0
 	check "$m: session store on a full disk: the error names the session file and ENOSPC" \
 		grep -q '^session_msg=.*sessions/.*No space left on device' <<<"$OUT"
 	left "$m: disk full"
