@@ -36,6 +36,9 @@ struct cr_cgroup {
 	struct cg_dir v1[_CR_CTL_MAX];
 	int v1_tasks[_CR_CTL_MAX]; /* tasks files for cr_cgroup_join(); -EBADF: none, co-mounted */
 	unsigned v2_ctls; /* bit per enum cr_cgroup_ctl */
+	/* The files of cr_cgroup_counters(), opened on first use, then read with pread(): a warm
+	 * sandbox reads them twice per exec. -EBADF: not opened yet; other negatives: none. */
+	int oom_fd, pids_fd;
 	struct cr_limits_report rep;
 	struct cr_rlimits rl;
 	double setup_ms;
@@ -93,14 +96,23 @@ static int read_at(int dfd, const char *file, char *buf, size_t size)
 	return 0;
 }
 
-/* The number after "@key " on a line of a flat-keyed file (memory.events, pids.events). */
-static uint64_t read_key(int dfd, const char *file, const char *key)
+/* The number after "@key " on a line of a flat-keyed file (memory.events, pids.events), read
+ * from the start of @fd, which is opened from @dfd/@file on first use (*@fd -EBADF). 0 when
+ * there is no such file or line. */
+static uint64_t read_key(int *fd, int dfd, const char *file, const char *key)
 {
 	char buf[1024];
 	size_t n = strlen(key);
+	ssize_t len;
 
-	if (dfd < 0 || read_at(dfd, file, buf, sizeof(buf)) < 0)
+	if (*fd == -EBADF)
+		*fd = dfd >= 0 ? openat(dfd, file, O_RDONLY | O_CLOEXEC) : -ENOENT;
+	if (*fd < 0)
+		return *fd = -ENOENT, 0;
+	len = pread(*fd, buf, sizeof(buf) - 1, 0);
+	if (len < 0)
 		return 0;
+	buf[len] = '\0';
 	for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
 		if (strncmp(l, key, n) == 0 && l[n] == ' ')
 			return strtoull(l + n + 1, NULL, 10);
@@ -582,7 +594,7 @@ int cr_cgroup_create(const struct cr_limits *limits, struct cr_cgroup **ret, cha
 	cg = calloc(1, sizeof(*cg));
 	if (!cg)
 		return -ENOMEM;
-	cg->v2.fd = -EBADF;
+	cg->v2.fd = cg->oom_fd = cg->pids_fd = -EBADF;
 	for (int c = 0; c < _CR_CTL_MAX; c++)
 		cg->v1[c].fd = cg->v1_tasks[c] = -EBADF;
 	if (need)
@@ -647,12 +659,12 @@ int cr_cgroup_join(struct cr_cgroup *cg)
 	return 0;
 }
 
-void cr_cgroup_events(const struct cr_cgroup *cg, bool *ret_oom, bool *ret_pids)
+void cr_cgroup_counters(struct cr_cgroup *cg, uint64_t *ret_oom, uint64_t *ret_pids)
 {
 	const struct cg_dir *mem, *pids;
 	bool v2mem, v2pids;
 
-	*ret_oom = *ret_pids = false;
+	*ret_oom = *ret_pids = 0;
 	if (!cg)
 		return;
 	v2mem = cg->v2_ctls & (1u << CR_CTL_MEMORY);
@@ -660,8 +672,18 @@ void cr_cgroup_events(const struct cr_cgroup *cg, bool *ret_oom, bool *ret_pids)
 	mem = v2mem ? &cg->v2 : &cg->v1[CR_CTL_MEMORY];
 	pids = v2pids ? &cg->v2 : &cg->v1[CR_CTL_PIDS];
 	/* v1 has oom_kill in memory.oom_control since Linux 4.13. */
-	*ret_oom = read_key(mem->fd, v2mem ? "memory.events" : "memory.oom_control", "oom_kill") > 0;
-	*ret_pids = read_key(pids->fd, "pids.events", "max") > 0;
+	*ret_oom = read_key(&cg->oom_fd, mem->fd, v2mem ? "memory.events" : "memory.oom_control",
+			    "oom_kill");
+	*ret_pids = read_key(&cg->pids_fd, pids->fd, "pids.events", "max");
+}
+
+void cr_cgroup_events(struct cr_cgroup *cg, bool *ret_oom, bool *ret_pids)
+{
+	uint64_t oom, pids;
+
+	cr_cgroup_counters(cg, &oom, &pids);
+	*ret_oom = oom > 0;
+	*ret_pids = pids > 0;
 }
 
 const struct cr_limits_report *cr_cgroup_report(const struct cr_cgroup *cg)
@@ -683,6 +705,8 @@ struct cr_cgroup *cr_cgroup_free(struct cr_cgroup *cg)
 {
 	if (!cg)
 		return NULL;
+	closep(&cg->oom_fd);
+	closep(&cg->pids_fd);
 	if (cg->v2.fd >= 0)
 		(void)destroy_dir(cg->v2.path, true);
 	closep(&cg->v2.fd);

@@ -66,7 +66,11 @@ int cr_cgroup_attach(struct cr_cgroup *cg, pid_t pid, bool in_v2, bool v1);
  * cr_cgroup_create(), and close the child's copies of them. 0 or -errno. */
 int cr_cgroup_join(struct cr_cgroup *cg);
 /* After the run: whether the OOM killer killed a process, whether fork hit the pids limit. */
-void cr_cgroup_events(const struct cr_cgroup *cg, bool *ret_oom_killed, bool *ret_pids_hit);
+void cr_cgroup_events(struct cr_cgroup *cg, bool *ret_oom_killed, bool *ret_pids_hit);
+/* The counters behind them so far: OOM kills (memory.events or v1's memory.oom_control) and
+ * forks refused at pids.max (pids.events); 0 where no cgroup of the run counts them. A warm
+ * sandbox's exec compares them before and after. */
+void cr_cgroup_counters(struct cr_cgroup *cg, uint64_t *ret_oom_kills, uint64_t *ret_pids_max);
 const struct cr_limits_report *cr_cgroup_report(const struct cr_cgroup *cg);
 /* {"memory": {"value": N|"max"|null, "mode": "cgroup2|cgroup1|rlimit|none"}, ...}: the
  * enforced.limits object of the JSON status. NULL on allocation failure. */

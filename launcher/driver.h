@@ -122,6 +122,10 @@ struct cr_warm_ops {
 	struct cr_exec *(*exec_free)(struct cr_exec *e);
 	/* Add what the sandbox enforces to @enforced, as for a run. */
 	int (*report)(const struct cr_warm *w, struct json_object *enforced);
+	/* The sandbox's event counters so far: OOM kills, and forks refused at the pids limit (0
+	 * where nothing counts them). An exec's oom_killed and pids_limit_hit are whether they
+	 * grew while it ran. */
+	void (*events)(const struct cr_warm *w, uint64_t *ret_oom_kills, uint64_t *ret_pids_max);
 	/* Host pid of the sandbox's pid 1 (for stats and tests). */
 	int (*pid)(const struct cr_warm *w);
 	/* Kill the sandbox and everything in it, release it. Accepts NULL, returns NULL. */

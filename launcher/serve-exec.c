@@ -91,8 +91,16 @@ void serve_exec_event(struct serve *sv, struct serve_exec *x, int fd, short reve
 		int r = sv->warm->exec_handle(x->e, &x->res);
 
 		if (r == 0) {
+			uint64_t oom, pids;
+
 			x->ended = true;
 			x->end_ms = serve_now_ms();
+			/* The session's sandbox is the one the exec started in: a lost sandbox fails
+			 * its running execs before it is replaced. Execs of one session that overlap
+			 * share its counters: an event while they overlap is reported by each. */
+			sv->warm->events(x->session->w, &oom, &pids);
+			x->res.oom_killed = oom > x->oom_kills;
+			x->res.pids_limit_hit = pids > x->pids_max;
 			if (x->stdin_fd >= 0)
 				x->stdin_fd = (close(x->stdin_fd), -EBADF);
 			/* Everything has ended: what is left in the pipes is there now, and the

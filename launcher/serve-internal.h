@@ -205,6 +205,7 @@ struct serve_exec {
 	char cold_error[512];
 	struct json_object *enforced; /* a one-off sandbox's report */
 	bool ended, timed_out, term_sent;
+	uint64_t oom_kills, pids_max; /* the warm sandbox's event counters when the exec started */
 	struct cr_exec_result res;
 	double start_ms, deadline_ms, kill_ms, end_ms;
 };

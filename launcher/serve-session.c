@@ -600,6 +600,7 @@ static int start_warm(struct serve *sv, struct serve_exec *x, const int child[3]
 	struct cr_exec_request req = {.argv = x->argv, .envp = x->envp, .cwd = x->cwd};
 
 	memcpy(req.stdio, child, sizeof(req.stdio));
+	sv->warm->events(x->session->w, &x->oom_kills, &x->pids_max);
 	x->start_ms = serve_now_ms();
 	return sv->warm->exec(x->session->w, &req, &x->e);
 }

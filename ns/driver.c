@@ -526,6 +526,11 @@ int cr_ns_run_msg_fd(const struct cr_run *run)
 	return run->msg_fd;
 }
 
+struct cr_cgroup *cr_ns_run_cgroup(const struct cr_run *run)
+{
+	return run->cgroup;
+}
+
 /* For EMFILE: the limit in force, which the sandbox's pid 1 shares with corral (it opens every
  * mount source before it mounts: about 24 descriptors for the default policy). */
 static const char *emfile_hint(int err, char *buf, size_t size)

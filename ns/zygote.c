@@ -64,6 +64,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup/cgroup.h"
 #include "exit-codes.h"
 #include "landlock/landlock-sys.h"
 #include "landlock/landlock.h"
@@ -932,9 +933,7 @@ static void fill_result(struct cr_exec *e, const struct worker_status *ws)
 		e->result.kind = CR_OUTCOME_SIGNALED;
 		e->result.status = WIFSIGNALED(st) ? WTERMSIG(st) : SIGKILL;
 	}
-	/* FIXME: oom_killed and pids_limit_hit stay false: cgroup/ reports whether the events
-	 * ever happened in the run's cgroup, not counters to compare before and after an exec. */
-	e->done = true;
+	e->done = true; /* oom_killed and pids_limit_hit: the caller's, from events() */
 }
 
 static int warm_exec_handle(struct cr_exec *e, struct cr_exec_result *ret)
@@ -1010,6 +1009,11 @@ static int warm_report(const struct cr_warm *w, struct json_object *enforced)
 	return r;
 }
 
+static void warm_events(const struct cr_warm *w, uint64_t *ret_oom, uint64_t *ret_pids)
+{
+	cr_cgroup_counters(cr_ns_run_cgroup(w->run), ret_oom, ret_pids);
+}
+
 const struct cr_warm_ops linux_warm_ops = {
 	.start = warm_start,
 	.fd = warm_fd,
@@ -1021,6 +1025,7 @@ const struct cr_warm_ops linux_warm_ops = {
 	.exec_kill = warm_exec_kill,
 	.exec_free = warm_exec_free,
 	.report = warm_report,
+	.events = warm_events,
 	.pid = warm_pid,
 	.free = warm_free,
 };

@@ -34,3 +34,5 @@ int cr_ns_spawn_warm(struct cr_run *run, unsigned pool, int control_fd,
 /* The host pid of the run's pid 1 (-1 before clone); the report pipe's read end. */
 pid_t cr_ns_run_pid(const struct cr_run *run);
 int cr_ns_run_msg_fd(const struct cr_run *run);
+/* The run's cgroups (NULL: none), for a warm sandbox's event counters. */
+struct cr_cgroup *cr_ns_run_cgroup(const struct cr_run *run);

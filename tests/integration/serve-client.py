@@ -328,6 +328,40 @@ def scenario_ask(corral, command):
     s.stop()
 
 
+def scenario_events(corral):
+    """A session with small limits (profile serve-limits: memory 32M, pids 16): an exec that
+    hits a limit says so, and the next exec, which hits none, does not."""
+    s = Server(corral)
+    r = s.open("ev", profile="serve-limits")
+    limits = r.get("enforced", {}).get("limits", {})
+    hog = "awk 'BEGIN { s = \"x\"; while (1) s = s s }'"
+    forks = "for i in $(seq 40); do sleep 0.3 & done 2>/dev/null; wait"
+    plain = s.sh("ev", "echo plain")
+    check("positive control: a plain exec hits no limit",
+          plain.get("exit_code") == 0 and plain.get("oom_killed") is False and
+          plain.get("pids_limit_hit") is False, str(plain))
+    for key, line, what in (("memory", hog, "oom_killed"), ("pids", forks, "pids_limit_hit")):
+        mode = limits.get(key) or {}
+        mode = mode.get("mode") or "none" if isinstance(mode, dict) else mode
+        if mode == "none":  # no limit at all: nothing to hit (and a hog would take the host)
+            print("# %s: no limit in this session; not tried" % key, file=sys.stderr)
+            continue
+        hit = s.sh("ev", line, timeout_ms=20000)
+        after = s.sh("ev", "echo after")
+        if mode.startswith("cgroup"):
+            check("%s limit (%s): the exec that hits it reports %s" % (key, mode, what),
+                  hit.get(what) is True, str(hit))
+        else:
+            print("# %s limit in mode %s: no cgroup counts its events; %s stays false" %
+                  (key, mode, what), file=sys.stderr)
+            check("%s limit (%s): %s is false where nothing counts it" % (key, mode, what),
+                  hit.get(what) is False, str(hit))
+        check("%s limit: the next exec, which hits nothing, reports no %s" % (key, what),
+              after.get("stdout") == "after\n" and after.get("oom_killed") is False and
+              after.get("pids_limit_hit") is False, str(after))
+    s.stop()
+
+
 def scenario_cold(corral):
     s = Server(corral)
     s.open("cold")

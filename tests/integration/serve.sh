@@ -47,6 +47,23 @@ ask_profile() {
 	as "$1" chmod 0644 "$dir/serve-ask.ini"
 }
 
+# Small limits, for the events scenario. An AddressSanitizer build's runners cannot allocate
+# under RLIMIT_AS (ASan reserves terabytes of address space for its shadow), which is how a
+# user's memory limit is enforced where no cgroup is delegated; that build as the user gets the
+# pids limit only.
+limits_profile() {
+	local dir memory='memory = 32M\n'
+	dir=$(config_of "$1")/corral/profiles
+	if [ "$1" = user ] && grep -q libasan "$CORRAL"; then
+		memory=
+		diag "user: events: no memory limit: an ASan build cannot run under RLIMIT_AS"
+	fi
+	as "$1" mkdir -p "$dir"
+	printf '[profile]\ndescription = serve tests: small limits\n[limits]\n'"$memory"'pids = 16\n' |
+		as "$1" sh -c "cat >'$dir/serve-limits.ini'"
+	as "$1" chmod 0644 "$dir/serve-limits.ini"
+}
+
 # Does this corral have warm sandboxes (the driver's warm ops)?
 probe=$(printf '{"type":"open_session","id":"probe","workspace":"%s"}\n' "$CR_TMP" |
 	"$CORRAL" serve --stdio --no-audit 2>/dev/null)
@@ -64,6 +81,8 @@ for mode in $MODES; do
 	scenario "$mode" crash
 	scenario "$mode" sigkill
 	scenario "$mode" cold
+	limits_profile "$mode"
+	scenario "$mode" events
 	ask_profile "$mode"
 	scenario "$mode" ask "rm -f /tmp/nothing-here"
 	# Requests piped in: the end of input still gets every answer of what was running.
