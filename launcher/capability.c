@@ -55,14 +55,38 @@ static bool is_ipv4(const char *s)
 	}
 }
 
-int cr_host_pattern_check(const char *s)
+/* The name of a pattern or host without its ":PORT" (copied into @name, at most 253 bytes), and
+ * the port: 0 for none (any port). -EINVAL for a port that is not 1-65535 in plain decimal. */
+static int split_port(const char *s, char name[static 254], unsigned *ret_port)
 {
-	const char *name = s && strncmp(s, "*.", 2) == 0 ? s + 2 : s;
+	const char *colon = strchr(s, ':');
+	size_t n = colon ? (size_t)(colon - s) : strlen(s), digits;
+	unsigned long port = 0;
+
+	if (n > 253)
+		return -EINVAL;
+	if (colon) {
+		digits = strspn(colon + 1, "0123456789");
+		if (digits == 0 || digits > 5 || colon[1] == '0' || colon[1 + digits] != '\0')
+			return -EINVAL;
+		port = strtoul(colon + 1, NULL, 10);
+		if (port > 65535)
+			return -EINVAL;
+	}
+	memcpy(name, s, n);
+	name[n] = '\0';
+	*ret_port = (unsigned)port;
+	return 0;
+}
+
+static int name_pattern_check(const char *s)
+{
+	const char *name = strncmp(s, "*.", 2) == 0 ? s + 2 : s;
 	const char *label;
 	bool digits_only = true;
 	size_t len = 0;
 
-	if (!name || !*name || strlen(name) > 253)
+	if (!*name || strlen(name) > 253)
 		return -EINVAL;
 	if (is_ipv4(name))
 		return name == s ? 0 : -EINVAL; /* "*.1.2.3.4" names nothing */
@@ -86,6 +110,16 @@ int cr_host_pattern_check(const char *s)
 	return digits_only ? -EINVAL : 0;
 }
 
+int cr_host_pattern_check(const char *s)
+{
+	char name[254];
+	unsigned port;
+
+	if (!s || split_port(s, name, &port) < 0)
+		return -EINVAL;
+	return name_pattern_check(name);
+}
+
 /* Does @name end with @suffix (".example.com"), case-insensitively? */
 static bool ends_with(const char *name, const char *suffix)
 {
@@ -94,7 +128,7 @@ static bool ends_with(const char *name, const char *suffix)
 	return n >= m && strcasecmp(name + n - m, suffix) == 0;
 }
 
-bool cr_host_matches(const char *pattern, const char *host)
+static bool name_matches(const char *pattern, const char *host)
 {
 	bool host_wild = strncmp(host, "*.", 2) == 0;
 
@@ -106,6 +140,17 @@ bool cr_host_matches(const char *pattern, const char *host)
 	if (host_wild)
 		return ends_with(host + 1, pattern + 1);
 	return strlen(host) > strlen(pattern + 1) && ends_with(host, pattern + 1);
+}
+
+bool cr_host_matches(const char *pattern, const char *host)
+{
+	char pname[254], hname[254];
+	unsigned pport, hport;
+
+	if (split_port(pattern, pname, &pport) < 0 || split_port(host, hname, &hport) < 0)
+		return false;
+	/* A pattern without a port covers every port; one with a port only that port. */
+	return (pport == 0 || pport == hport) && name_matches(pname, hname);
 }
 
 /* --- lists --------------------------------------------------------------------------------- */

@@ -62,10 +62,13 @@ enum cr_net_cap cr_net_cap_from_string(const char *s);
  * below it, not the name itself), or a dotted IPv4 address of four numbers; ASCII letters (case
  * does not matter), digits, '-' and '.', labels of 1-63 characters not starting or ending with
  * '-', at most 253 in all, and a last label that is not all digits unless the whole is an IPv4
- * address (so "127.1" is refused rather than read as an address). 0 or -EINVAL. */
+ * address (so "127.1" is refused rather than read as an address); then optionally ":PORT", 1 to
+ * 65535 in decimal without leading zeros ("github.com:443": that port only). 0 or -EINVAL. */
 int cr_host_pattern_check(const char *s);
 /* Does @pattern cover @host? @host may itself be a "*." pattern (a request for every name below
- * a domain), covered only by an equal or wider "*." pattern. Case-insensitive. */
+ * a domain), covered only by an equal or wider "*." pattern. A pattern without a port covers
+ * every port of its names, and a host without one (a request for every port) is covered only
+ * by such a pattern. Case-insensitive. */
 bool cr_host_matches(const char *pattern, const char *host);
 
 /* Append a copy of @path to the capability's read (or write) list, unless an entry already

@@ -58,10 +58,10 @@ const char cr_run_usage[] =
 	"      --hide PATH       cover PATH with an empty directory or file (repeatable)\n"
 	"Identity and network:\n"
 	"      --net=MODE        none (private network with loopback only) or host\n"
-	"      --allow-host HOST only HOST (a name, *.domain or IPv4 address) through corral's\n"
-	"                        HTTP(S) proxy, which the command finds in $https_proxy (repeatable);\n"
-	"                        a name that resolves to a private or local address needs that\n"
-	"                        address listed too\n"
+	"      --allow-host HOST only HOST (a name, *.domain or IPv4 address; HOST:PORT for that port\n"
+	"                        alone) through corral's HTTP(S) proxy, which the command finds in\n"
+	"                        $https_proxy (repeatable); a name that resolves to a private or\n"
+	"                        local address needs that address listed too\n"
 	"      --map-root        appear as uid/gid 0 inside (still unprivileged on the host)\n"
 	"      --uid N, --gid N  host ids to run as when corral runs as root (default 65534)\n"
 	"      --hostname NAME   hostname inside the sandbox (default corral)\n"
@@ -364,7 +364,7 @@ static int parse_policy(int c, const char *arg, struct cr_run_options *o, char *
 	default:
 		if (cr_host_pattern_check(arg) < 0)
 			return cr_msg(msg, size, -EINVAL,
-				    "--allow-host: '%s' is not a host name, *.domain or IPv4 address (no scheme, port or path)",
+				    "--allow-host: '%s' is not a host name, *.domain or IPv4 address, optionally with :PORT (1-65535; no scheme or path)",
 				    arg);
 		if (o->net_set && o->net != CR_NET_HOSTS)
 			return cr_msg(msg, size, -EINVAL, "--allow-host cannot be combined with --net=%s",

@@ -348,7 +348,7 @@ static int parse_host(struct parse *p, const struct key *k, const char *value)
 
 	if (cr_host_pattern_check(value) < 0)
 		return fail(p,
-			    "allow_host = '%s': not a host pattern (a DNS name, *.NAME for the names below it, or an IPv4 address)",
+			    "allow_host = '%s': not a host pattern (a DNS name, *.NAME for the names below it, or an IPv4 address; then optionally :PORT, 1-65535)",
 			    value);
 	host = strdup(value);
 	if (!host)

@@ -323,7 +323,7 @@ static int parse_authority(const char *a, size_t n, const char *default_port, st
 	(void)snprintf(rq->port, sizeof(rq->port), "%lu", port);
 	if (hlen > 0 && a[hlen - 1] == '.')
 		hlen--; /* "github.com." is github.com */
-	if (hlen == 0 || hlen >= sizeof(rq->host))
+	if (hlen == 0 || hlen >= sizeof(rq->host) || memchr(a, ':', hlen))
 		return -EINVAL;
 	for (size_t i = 0; i < hlen; i++)
 		rq->host[i] = (a[i] >= 'A' && a[i] <= 'Z') ? (char)(a[i] - 'A' + 'a') : a[i];
@@ -392,11 +392,34 @@ static int parse_request(struct conn *c, struct request *rq, const char **why)
 }
 
 /* The allow_hosts entry that covers @host. An IPv4 address is covered only by itself. */
-static const char *match_host(const struct shared *s, const char *host, bool literal)
+/* The allow_hosts entry that covers @host (a name or an IPv4 address) on @port, or NULL. An
+ * address is covered only by an entry that is that address (no "*." pattern names one). */
+static const char *match_host(const struct shared *s, const char *host, const char *port)
 {
+	char hp[272];
+
+	(void)snprintf(hp, sizeof(hp), "%s:%s", host, port);
 	for (char **p = s->hosts; *p; p++)
-		if (literal ? strcmp(*p, host) == 0 : cr_host_matches(*p, host))
+		if (cr_host_matches(*p, hp))
 			return *p;
+	return NULL;
+}
+
+/* An entry for @host on another port than the request's: for the refusal's wording. */
+static const char *match_name(const struct shared *s, const char *host)
+{
+	char name[256];
+
+	for (char **p = s->hosts; *p; p++) {
+		size_t n = strcspn(*p, ":");
+
+		if (n >= sizeof(name))
+			continue;
+		memcpy(name, *p, n);
+		name[n] = '\0';
+		if (cr_host_matches(name, host))
+			return *p;
+	}
 	return NULL;
 }
 
@@ -536,7 +559,7 @@ static int open_upstream(struct conn *c, const struct request *rq)
 {
 	struct in_addr v4;
 	bool literal = inet_pton(AF_INET, rq->host, &v4) == 1;
-	const char *pattern = match_host(c->shared, rq->host, literal);
+	const char *pattern = match_host(c->shared, rq->host, rq->port);
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
 				  .ai_flags = literal ? AI_NUMERICHOST : 0 },
 			*res = NULL;
@@ -549,9 +572,14 @@ static int open_upstream(struct conn *c, const struct request *rq)
 		char list[256];
 
 		hosts_text(c->shared, list, sizeof(list));
-		(void)snprintf(why, sizeof(why),
-			       "host '%s' is not in this sandbox's allow_hosts (%s); only those hosts are reachable, through this proxy",
-			       rq->host, list);
+		if (match_name(c->shared, rq->host))
+			(void)snprintf(why, sizeof(why),
+				       "port %s of host '%s' is not in this sandbox's allow_hosts (%s); only the ports listed with it are reachable",
+				       rq->port, rq->host, list);
+		else
+			(void)snprintf(why, sizeof(why),
+				       "host '%s' is not in this sandbox's allow_hosts (%s); only those hosts are reachable, through this proxy",
+				       rq->host, list);
 		deny(c, rq, why);
 		return -EPERM;
 	}
@@ -572,7 +600,7 @@ static int open_upstream(struct conn *c, const struct request *rq)
 	for (const struct addrinfo *ai = res; ai && n < MAX_ADDRS; ai = ai->ai_next, n++) {
 		if (!literal && host_internal(ai->ai_addr)) {
 			addr_text(ai->ai_addr, text, sizeof(text));
-			if (!match_host(c->shared, text, true)) {
+			if (strchr(text, ':') || !match_host(c->shared, text, rq->port)) {
 				if (!internal[0])
 					memcpy(internal, text, sizeof(text));
 				continue;

@@ -219,6 +219,30 @@ test_allowed() {
 		eval '[ "$(value http_proxy)" = http://example.invalid:1 ] && ! grep -q "^HTTP_PROXY=" "$SB_OUT"'
 }
 
+# HOST:PORT lets that port of HOST through, and no other.
+test_ports() {
+	local m=$1 ws=$2 other=$((PORT == 65535 ? PORT - 1 : PORT + 1))
+	sb "$m" "$ws" --allow-host "127.0.0.1:$PORT" --json-status "$ws/ports.json" -- sh -c "
+		$PY $ws/fetch.py http://127.0.0.1:$PORT/token.txt http://127.0.0.1:$other/token.txt
+		$PY $ws/connect.py 127.0.0.1:$other"
+	check_sb "$m: positive control: --allow-host 127.0.0.1:$PORT fetches the token on that port" \
+		eval '[ "$SB_RC" -eq 0 ] && [ "$(value 1)" = "OK $TOKEN" ]'
+	check_sb "$m: escape: port $other of the same host gets 403 and the port's reason (got $(value 2))" \
+		eval '[[ "$(value 2)" == "HTTP 403 corral: port $other of host '"'"'127.0.0.1'"'"' is not in this sandbox'"'"'s allow_hosts (127.0.0.1:$PORT)"* ]]'
+	check_sb "$m: escape: CONNECT 127.0.0.1:$other over a raw socket gets 403" \
+		eval 'grep -qx "connect=HTTP/1.1 403 Forbidden" "$SB_OUT" && grep -q "^body=corral: port $other of host" "$SB_OUT"'
+	if command -v jq >/dev/null; then
+		check "$m: the JSON status lists 127.0.0.1:$PORT and counts 1 allowed and 2 denied" \
+			json_ok "$ws/ports.json" ".enforced.allow_hosts == [\"127.0.0.1:$PORT\"] and
+				.enforced.proxy.allowed == 1 and .enforced.proxy.denied == 2"
+	else
+		skip "$m: the JSON status lists the HOST:PORT entry" "jq is not installed"
+	fi
+	sb "$m" "$ws" --allow-host "127.0.0.1:0$PORT" -- true
+	check_sb "$m: a port with a leading zero is refused before anything runs (exit 125, a reason)" \
+		eval '[ "$SB_RC" -eq 125 ] && grep -q "optionally with :PORT" "$SB_ERR"'
+}
+
 test_denied() {
 	local m=$1 ws=$2
 	sb "$m" "$ws" -v --allow-host 127.0.0.1 --allow-host '*.example.invalid' \
@@ -417,6 +441,7 @@ for m in $MODES; do
 	write_scripts "$ws" "$m"
 	test_allowed "$m" "$ws"
 	test_denied "$m" "$ws"
+	test_ports "$m" "$ws"
 	test_relay "$m" "$ws"
 	test_lifetime "$m" "$ws"
 	test_internal "$m" "$ws"

@@ -225,12 +225,15 @@ static void test_host_patterns(void **state)
 {
 	static const char *const good[] = {
 		"github.com", "*.github.com", "a-b.c0.io", "localhost", "1.2.3.4", "255.255.255.255",
-		"GitHub.COM", "x1.2y", "xn--bcher-kva.example",
+		"GitHub.COM", "x1.2y", "xn--bcher-kva.example", "github.com:443", "*.github.com:1",
+		"1.2.3.4:65535",
 	};
 	static const char *const bad[] = {
 		"", "*", "*.", "*.*.com", "a..b", ".a", "a.", "-a.com", "a-.com", "a_b.com", "a b",
 		"127.1", "1.2.3", "1.2.3.4.5", "256.1.1.1", "*.1.2.3.4", "a.123", "héllo.com",
-		"github.com:443", "http://github.com", "a/b",
+		"http://github.com", "a/b", "github.com:", "github.com:0", "github.com:65536",
+		"github.com:0443", "github.com:443:1", "github.com:https", "github.com:-1", ":443",
+		"*:443", "github.com: 443", "[::1]:443",
 		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.com", /* 64 */
 	};
 
@@ -246,6 +249,39 @@ static void test_host_patterns(void **state)
 	assert_false(cr_host_matches("*.example.com", "xexample.com"));
 	assert_false(cr_host_matches("example.com", "*.example.com"));
 	assert_true(cr_host_matches("example.com", "EXAMPLE.com"));
+	/* Ports: a pattern without one covers every port; one with a port, that port only; a
+	 * request without one (every port) only a pattern without one. */
+	assert_true(cr_host_matches("example.com", "example.com:443"));
+	assert_true(cr_host_matches("example.com:443", "example.com:443"));
+	assert_false(cr_host_matches("example.com:443", "example.com:80"));
+	assert_false(cr_host_matches("example.com:443", "example.com"));
+	assert_true(cr_host_matches("*.example.com:443", "a.example.com:443"));
+	assert_false(cr_host_matches("*.example.com:443", "a.example.com:8443"));
+	assert_true(cr_host_matches("*.example.com", "*.a.example.com:22"));
+	assert_false(cr_host_matches("*.example.com:22", "*.a.example.com"));
+	assert_true(cr_host_matches("10.0.0.5:8080", "10.0.0.5:8080"));
+	assert_false(cr_host_matches("10.0.0.5:8080", "10.0.0.50:8080"));
+	assert_false(cr_host_matches("example.com:443", "example.com:0443"));
+}
+
+/* Host lists stay minimal across ports too: a port-less entry takes in the same name's ports. */
+static void test_host_ports_minimal(void **state)
+{
+	struct cr_capability c = {}, req = {};
+
+	(void)state;
+	assert_int_equal(cr_capability_add_host(&c, "example.com:443"), 0);
+	assert_int_equal(cr_capability_add_host(&c, "example.com:80"), 0);
+	assert_int_equal(cr_capability_add_host(&c, "example.com:443"), 0);
+	assert_int_equal(c.n_hosts, 2);
+	assert_int_equal(cr_capability_add_host(&req, "example.com:8080"), 0);
+	assert_false(cr_capability_is_within(&req, &c));
+	assert_int_equal(cr_capability_add_host(&c, "EXAMPLE.com"), 0);
+	assert_int_equal(c.n_hosts, 1);
+	assert_string_equal(c.hosts[0], "example.com");
+	assert_true(cr_capability_is_within(&req, &c));
+	cr_capability_done(&req);
+	cr_capability_done(&c);
 }
 
 static void test_join(void **state)
@@ -368,6 +404,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_is_within_table), cmocka_unit_test(test_canonical_paths),
 		cmocka_unit_test(test_lists_stay_minimal), cmocka_unit_test(test_host_patterns),
+		cmocka_unit_test(test_host_ports_minimal),
 		cmocka_unit_test(test_join),		  cmocka_unit_test(test_excess),
 		cmocka_unit_test(test_json_round_trip),	  cmocka_unit_test(test_json_refusals),
 	};
