@@ -11,6 +11,7 @@
 #include "exit-codes.h"
 #include "log.h"
 #include "outcome.h"
+#include "token.h"
 #include "win-macro.h"
 
 static double now_ms(void)
@@ -91,6 +92,25 @@ static int execute(const struct cr_win_run_options *o, char **env, struct run_st
 	return 0;
 }
 
+/* A corral killed during its run left its workspace labelled Low: put such labels back first
+ * (their journal, windows/token.c), and say so. */
+static void recover_labels(void)
+{
+	char first[MAX_PATH * 3];
+	unsigned failed;
+	int n = cr_win_label_recover(first, sizeof(first), &failed);
+
+	if (n == 1)
+		cr_log_warning("restored the integrity label of %s, which a corral killed during its run had left Low",
+			       first);
+	else if (n > 1)
+		cr_log_warning("restored the integrity labels of %s and %d other directories, which corrals killed during their runs had left Low",
+			       first, n - 1);
+	if (failed)
+		cr_log_warning("%u integrity labels left by killed corrals could not be restored yet (kept in %%LOCALAPPDATA%%\\corral\\labels; the next run tries again)",
+			       failed);
+}
+
 int cr_win_run_windows(const struct cr_win_run_options *o)
 {
 	struct run_state s = {0};
@@ -105,6 +125,7 @@ int cr_win_run_windows(const struct cr_win_run_options *o)
 	r = cr_win_environ(&env);
 	if (r < 0)
 		return cr_log_errno(r, "cannot read the environment"), CR_EXIT_SETUP;
+	recover_labels();
 	(void)execute(o, env, &s);
 	if (!s.have_outcome)
 		cr_log_error("%s: %s", s.error.stage, s.error.message);

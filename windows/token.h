@@ -20,12 +20,20 @@ int cr_win_token_integrity(HANDLE token, DWORD *ret_rid);
 struct cr_win_label {
 	HANDLE handle;                 /* the directory, held open for the run */
 	PSECURITY_DESCRIPTOR previous; /* what it carried before, as a self-relative descriptor */
+	wchar_t *record;               /* its record in the journal, removed by restore() */
 	bool applied;                  /* the Low label is on: restore() must run */
 };
 
 /* Label @path (UTF-8, a directory) Low with no-write-up, inherited by everything below it, so a
- * Low integrity command can write there, after recording the label it had. 0 or -errno. */
+ * Low integrity command can write there, after recording the label it had: in memory, and in a
+ * journal file (%LOCALAPPDATA%\corral\labels\PID-CREATED-N.label) that restore() removes.
+ * 0 or -errno. */
 int cr_win_label_set_low(const char *path, struct cr_win_label *ret);
+
+/* Restore the labels that corrals killed during their runs left on (the journal's records
+ * whose process is gone), and remove their records. Returns how many were restored, the first
+ * path in @first; *@ret_failed counts records that could not be (they stay, for the next try). */
+int cr_win_label_recover(char *first, size_t size, unsigned *ret_failed);
 
 /* Put the recorded label back (an empty label when there was none, which means the default:
  * Medium) and release @l. Safe to call twice and on a label never applied. 0 or -errno. */

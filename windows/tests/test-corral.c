@@ -54,8 +54,8 @@ static bool file_exists(const char *path)
 	return cr_win_utf16(path, &w) == 0 && GetFileAttributesW(w) != INVALID_FILE_ATTRIBUTES;
 }
 
-/* Run corral.exe with @args (NULL-terminated), its output in output[]. Returns its exit code. */
-static int corral(const char *const *args)
+/* Start corral.exe with @args (NULL-terminated), its stdout and stderr into *@ret_out. */
+static HANDLE corral_start(const char *const *args, HANDLE *ret_out)
 {
 	char *argv[64];
 	size_t n = 0;
@@ -66,7 +66,6 @@ static int corral(const char *const *args)
 	PROCESS_INFORMATION pi;
 	wchar_t out_path[MAX_PATH];
 	HANDLE out;
-	DWORD code = 0, got = 0;
 
 	argv[n++] = corral_exe;
 	for (; args[n - 1]; n++)
@@ -83,18 +82,36 @@ static int corral(const char *const *args)
 	si.hStdInput = NULL;
 	si.hStdOutput = si.hStdError = out;
 	assert_true(CreateProcessW(wapp, wline, NULL, NULL, TRUE, 0, NULL, NULL, &si, &pi));
-	assert_int_equal(WaitForSingleObject(pi.hProcess, 60000), WAIT_OBJECT_0);
-	assert_true(GetExitCodeProcess(pi.hProcess, &code));
-	(void)CloseHandle(pi.hProcess);
 	(void)CloseHandle(pi.hThread);
+	*ret_out = out;
+	return pi.hProcess;
+}
+
+/* Wait for corral.exe (@what: its command, for the log), its output in output[]. Its exit
+ * code. */
+static int corral_finish(HANDLE process, HANDLE out, const char *what)
+{
+	DWORD code = 0, got = 0;
+
+	assert_int_equal(WaitForSingleObject(process, 60000), WAIT_OBJECT_0);
+	assert_true(GetExitCodeProcess(process, &code));
+	(void)CloseHandle(process);
 	(void)SetFilePointer(out, 0, NULL, FILE_BEGIN);
 	(void)ReadFile(out, output, sizeof(output) - 1, &got, NULL);
 	output[got] = '\0';
 	(void)CloseHandle(out);
-	printf("# corral.exe %s -> %lu\n", args[0], (unsigned long)code);
+	printf("# corral.exe %s -> %lu\n", what, (unsigned long)code);
 	if (got)
 		printf("#   %.*s\n", (int)strcspn(output, "\n"), output);
 	return (int)code;
+}
+
+/* Run corral.exe with @args (NULL-terminated), its output in output[]. Returns its exit code. */
+static int corral(const char *const *args)
+{
+	HANDLE out, p = corral_start(args, &out);
+
+	return corral_finish(p, out, args[0]);
 }
 
 static json_object *status_read(void)
@@ -708,6 +725,75 @@ static void path_in_dir(char *buf, const char *name)
 	(void)snprintf(buf, MAX_PATH * 3, "%s\\%s", dir, name);
 }
 
+/* Records in the label journal @dir (%LOCALAPPDATA%\\corral\\labels). */
+static int journal_records(const char *labels)
+{
+	_cleanup_free_ wchar_t *w = NULL;
+	char pattern[MAX_PATH * 3 + 16];
+	WIN32_FIND_DATAW fd;
+	HANDLE find;
+	int n = 0;
+
+	(void)snprintf(pattern, sizeof(pattern), "%s\\*.label", labels);
+	assert_int_equal(cr_win_utf16(pattern, &w), 0);
+	find = FindFirstFileW(w, &fd);
+	if (find == INVALID_HANDLE_VALUE)
+		return 0;
+	do
+		n++;
+	while (FindNextFileW(find, &fd));
+	(void)FindClose(find);
+	return n;
+}
+
+/* A corral killed during its run cannot restore the workspace's label; its journal record
+ * stays, and the next run restores the label from it and says so. A run that ends keeps no
+ * record (the positive control). */
+static void test_label_journal(void **state)
+{
+	char lad[MAX_PATH * 3], labels[MAX_PATH * 3 + 32];
+	wchar_t saved[MAX_PATH];
+	DWORD had = GetEnvironmentVariableW(L"LOCALAPPDATA", saved, MAX_PATH);
+	HANDLE p, out;
+	int n = 0;
+
+	(void)snprintf(lad, sizeof(lad), "%s\\appdata", tmp);
+	(void)snprintf(labels, sizeof(labels), "%s\\corral\\labels", lad);
+	{
+		_cleanup_free_ wchar_t *w = NULL;
+
+		assert_int_equal(cr_win_utf16(lad, &w), 0);
+		(void)CreateDirectoryW(w, NULL);
+	}
+	setenv_w("LOCALAPPDATA", lad);
+
+	assert_int_equal(corral((const char *[]){"run", "--net=host", "--workspace", tmp, "--",
+						 helper, "exit", "0", NULL}),
+			 0);
+	assert_int_equal(journal_records(labels), 0);
+	assert_null(strstr(output, "restored"));
+
+	p = corral_start((const char *[]){"run", "--net=host", "--workspace", tmp, "--", helper,
+					  "sleep", "30000", NULL},
+			 &out);
+	for (int i = 0; i < 200 && (n = journal_records(labels)) == 0; i++)
+		Sleep(50);
+	printf("# during the run: %d record(s) in the journal\n", n);
+	assert_int_equal(n, 1);
+	assert_true(TerminateProcess(p, 9));
+	assert_int_equal(corral_finish(p, out, "run (killed)"), 9);
+	assert_int_equal(journal_records(labels), 1);
+
+	assert_int_equal(corral((const char *[]){"run", "--net=host", "--workspace", tmp, "--",
+						 helper, "exit", "0", NULL}),
+			 0);
+	assert_non_null(strstr(output, "restored the integrity label of "));
+	assert_non_null(strstr(output, tmp));
+	assert_int_equal(journal_records(labels), 0);
+
+	assert_true(SetEnvironmentVariableW(L"LOCALAPPDATA", had ? saved : NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -724,6 +810,7 @@ int main(void)
 		cmocka_unit_test_setup(test_wsl_reset, setup),
 		cmocka_unit_test_setup(test_wsl_status, setup),
 		cmocka_unit_test_setup(test_doctor, setup),
+		cmocka_unit_test_setup(test_label_journal, setup),
 	};
 	wchar_t self[MAX_PATH], t[MAX_PATH], *slash;
 	_cleanup_free_ char *d = NULL, *tm = NULL;
