@@ -391,7 +391,6 @@ static int parse_request(struct conn *c, struct request *rq, const char **why)
 			   : parse_url(target, tlen, rq, why);
 }
 
-/* The allow_hosts entry that covers @host. An IPv4 address is covered only by itself. */
 /* The allow_hosts entry that covers @host (a name or an IPv4 address) on @port, or NULL. An
  * address is covered only by an entry that is that address (no "*." pattern names one). */
 static const char *match_host(const struct shared *s, const char *host, const char *port)
@@ -461,7 +460,7 @@ static bool ipv6_embeds_v4(const struct in6_addr *a, uint32_t *ret)
 /* Addresses off the public internet: the host itself, its link, private and shared networks,
  * multicast and reserved ranges (ipv4_internal(); IPv6: loopback, unspecified, link-local,
  * site-local, unique-local fc00::/7, multicast, and the IPv4 forms above). A host name reaches
- * one only if the address itself is an allow_hosts entry (address_listed()): no name, by DNS
+ * one only if the address itself is an allow_hosts entry (open_upstream()): no name, by DNS
  * rebinding or by a wildcard's owner, leads to corral's host's own services or its LAN. */
 static bool host_internal(const struct sockaddr *sa)
 {
