@@ -606,9 +606,9 @@ static void builtin_contents(void **state)
 	assert_int_equal(cr_profile_load("power_user", &f->dirs, &p, msg, sizeof(msg)), 0);
 	expect_rules(&p, CR_COMMAND_ALLOW, CR_COMMAND_ALLOW, CR_COMMAND_ALLOW, CR_COMMAND_ASK);
 	assert_int_equal(p.net, CR_NETCAP_HOSTS);
-	assert_int_equal(p.n_hosts, 15);
-	assert_string_equal(p.hosts[0], "github.com");
-	assert_string_equal(p.hosts[14], "security.debian.org");
+	assert_int_equal(p.n_hosts, 19);
+	assert_string_equal(p.hosts[0], "github.com:443");
+	assert_string_equal(p.hosts[18], "security.debian.org:443");
 	assert_int_equal(p.n_write, 9);
 	assert_false(p.limits.required);
 	cr_profile_done(&p);
