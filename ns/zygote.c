@@ -16,7 +16,7 @@
  *           numbers on its status channel (kill(-1, sig) in its namespace). When the runner
  *           ends it SIGKILLs everything left in its namespace, reaps it all, reports the
  *           runner's wait status and exits: nothing the command started outlives it, and no
- *           command can see or signal another's processes.
+ *           command can signal another's processes (it sees them: see below).
  *   runner  the worker's child: every signal at its default, every descriptor but its exec
  *           channel closed, a Landlock domain of its own (own_domain()), the run's seccomp
  *           filter installed, then blocked in recvmsg(). The request's stdio become 0-2, it
