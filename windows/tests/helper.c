@@ -3,6 +3,7 @@
  * the exit code (and, for argv, on standard output):
  *   exit N            exit with N
  *   sleep MS          sleep
+ *   mark PATH MS      create PATH (so the test knows the command runs), then sleep MS
  *   spawn-sleep MS    start "cr-win-helper sleep MS" (a grandchild), then sleep
  *   spawn-exit MS     start "cr-win-helper sleep MS", then exit 0 at once
  *   handle HEX        10 if HEX is a handle to a signaled event here (inherited), else 0
@@ -143,6 +144,15 @@ int main(void)
 		return _wtoi(a);
 	if (wcscmp(argv[1], L"sleep") == 0) {
 		Sleep((DWORD)_wtoi(a));
+		return 0;
+	}
+	if (wcscmp(argv[1], L"mark") == 0 && argc > 3) {
+		HANDLE f = CreateFileW(a, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, 0, NULL);
+
+		if (f == INVALID_HANDLE_VALUE)
+			return 1;
+		(void)CloseHandle(f);
+		Sleep((DWORD)_wtoi(argv[3]));
 		return 0;
 	}
 	if (wcscmp(argv[1], L"spawn-sleep") == 0) {
