@@ -97,8 +97,8 @@ static int execute(const struct cr_win_run_options *o, char **env, struct run_st
 static void recover_labels(void)
 {
 	char first[MAX_PATH * 3];
-	unsigned failed;
-	int n = cr_win_label_recover(first, sizeof(first), &failed);
+	unsigned failed, refused;
+	int n = cr_win_label_recover(first, sizeof(first), &failed, &refused);
 
 	if (n == 1)
 		cr_log_warning("restored the integrity label of %s, which a corral killed during its run had left Low",
@@ -106,6 +106,9 @@ static void recover_labels(void)
 	else if (n > 1)
 		cr_log_warning("restored the integrity labels of %s and %d other directories, which corrals killed during their runs had left Low",
 			       first, n - 1);
+	if (refused)
+		cr_log_warning("dropped %u label journal records that would have lowered a directory below Medium integrity (corral never records such a label; a Low process may have written them)",
+			       refused);
 	if (failed)
 		cr_log_warning("%u integrity labels left by killed corrals could not be restored yet (kept in %%LOCALAPPDATA%%\\corral\\labels; the next run tries again)",
 			       failed);

@@ -240,7 +240,34 @@ static int journal_add(const char *path, PSECURITY_DESCRIPTOR previous, wchar_t 
 	return 0;
 }
 
-/* Put back the label one record kept. 0 or -errno (the record then stays, for the next try). */
+/* Is @sd's mandatory label below Medium (Low, Untrusted)? No label means Medium. */
+static bool label_below_medium(PSECURITY_DESCRIPTOR sd)
+{
+	BOOL present = FALSE, defaulted = FALSE;
+	PACL sacl = NULL;
+	void *ace;
+
+	if (!sd || !GetSecurityDescriptorSacl(sd, &present, &sacl, &defaulted) || !present || !sacl)
+		return false;
+	for (DWORD i = 0; i < sacl->AceCount; i++) {
+		PSID sid;
+
+		if (!GetAce(sacl, i, &ace) ||
+		    ((ACE_HEADER *)ace)->AceType != SYSTEM_MANDATORY_LABEL_ACE_TYPE)
+			continue;
+		sid = &((SYSTEM_MANDATORY_LABEL_ACE *)ace)->SidStart;
+		if (IsValidSid(sid) && *GetSidSubAuthorityCount(sid) >= 1 &&
+		    *GetSidSubAuthority(sid, *GetSidSubAuthorityCount(sid) - 1) <
+			    SECURITY_MANDATORY_MEDIUM_RID)
+			return true;
+	}
+	return false;
+}
+
+/* Put back the label one record kept. 0 or -errno (the record then stays, for the next try);
+ * -EPERM for a record that would lower a label below Medium, which corral never needs to do
+ * (the directory is Low already when the label it had was Low), and which a record forged by
+ * a Low process would ask for: such a record is dropped, unapplied. */
 static int journal_restore(const wchar_t *record, char *path, size_t size)
 {
 	_cleanup_handle_ HANDLE f = NULL, h = NULL;
@@ -272,6 +299,8 @@ static int journal_restore(const wchar_t *record, char *path, size_t size)
 		if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(wsddl, SDDL_REVISION_1, &sd,
 									  NULL))
 			return cr_win_last_errno();
+		if (label_below_medium(sd))
+			return -EPERM;
 	}
 	r = open_for_label(text, &h);
 	if (r == -ENOENT)
@@ -281,14 +310,14 @@ static int journal_restore(const wchar_t *record, char *path, size_t size)
 	return write_label(h, sd);
 }
 
-int cr_win_label_recover(char *first, size_t size, unsigned *ret_failed)
+int cr_win_label_recover(char *first, size_t size, unsigned *ret_failed, unsigned *ret_refused)
 {
 	wchar_t dir[MAX_PATH], pattern[MAX_PATH + 16], record[MAX_PATH + 300];
 	WIN32_FIND_DATAW fd;
 	HANDLE find;
 	int restored = 0, r;
 
-	*ret_failed = 0;
+	*ret_failed = *ret_refused = 0;
 	if (first && size)
 		first[0] = '\0';
 	if (journal_dir(dir) < 0)
@@ -308,11 +337,13 @@ int cr_win_label_recover(char *first, size_t size, unsigned *ret_failed)
 		(void)_snwprintf(record, ELEMENTSOF(record), L"%ls\\%ls", dir, fd.cFileName);
 		path[0] = '\0';
 		r = journal_restore(record, path, sizeof(path));
-		if (r < 0 && r != -EPROTO) {
+		if (r < 0 && r != -EPROTO && r != -EPERM) {
 			(*ret_failed)++;
 			continue;
 		}
-		(void)DeleteFileW(record); /* restored, or torn (then nothing was labelled) */
+		(void)DeleteFileW(record); /* restored, torn (nothing was labelled) or refused */
+		if (r == -EPERM)
+			(*ret_refused)++;
 		if (r == 0 && restored++ == 0 && first && size)
 			(void)snprintf(first, size, "%s", path);
 	} while (FindNextFileW(find, &fd));

@@ -32,8 +32,9 @@ int cr_win_label_set_low(const char *path, struct cr_win_label *ret);
 
 /* Restore the labels that corrals killed during their runs left on (the journal's records
  * whose process is gone), and remove their records. Returns how many were restored, the first
- * path in @first; *@ret_failed counts records that could not be (they stay, for the next try). */
-int cr_win_label_recover(char *first, size_t size, unsigned *ret_failed);
+ * path in @first; *@ret_failed counts records that could not be (they stay, for the next try),
+ * *@ret_refused records dropped unapplied because they would lower a label below Medium. */
+int cr_win_label_recover(char *first, size_t size, unsigned *ret_failed, unsigned *ret_refused);
 
 /* Put the recorded label back (an empty label when there was none, which means the default:
  * Medium) and release @l. Safe to call twice and on a label never applied. 0 or -errno. */

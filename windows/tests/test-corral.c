@@ -798,6 +798,24 @@ static void test_label_journal(void **state)
 	assert_non_null(strstr(output, tmp));
 	assert_int_equal(journal_records(labels), 0);
 
+	/* A record that would label a directory Low (what a Low process able to write the journal
+	 * would forge) is dropped, not applied. */
+	{
+		char forged[MAX_PATH * 3 + 64], text[MAX_PATH * 3 + 64];
+
+		(void)snprintf(forged, sizeof(forged), "%s\\99999999-0000000000000001-1.label",
+			       labels);
+		(void)snprintf(text, sizeof(text), "%s\nS:(ML;OICI;NW;;;LW)\n", tmp);
+		write_file(forged, text);
+		assert_int_equal(journal_records(labels), 1);
+		assert_int_equal(corral((const char *[]){"run", "--net=host", "--workspace", tmp,
+							 "--", helper, "exit", "0", NULL}),
+				 0);
+		assert_non_null(strstr(output, "dropped 1 label journal records"));
+		assert_null(strstr(output, "restored the integrity label"));
+		assert_int_equal(journal_records(labels), 0);
+	}
+
 	assert_true(SetEnvironmentVariableW(L"LOCALAPPDATA", had ? saved : NULL));
 }
 
