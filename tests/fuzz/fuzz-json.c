@@ -56,9 +56,9 @@ static void check_back(json_object *back, char **v, size_t n)
 	FUZZ_CHECK(a && json_object_array_length(a) == n, "the list did not come back");
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ char *want = sanitized(v[i]);
+		const char *got = json_object_get_string(json_object_array_get_idx(a, i));
 
-		FUZZ_CHECK(strcmp(json_object_get_string(json_object_array_get_idx(a, i)), want) == 0,
-			   "string %zu changed otherwise than by U+FFFD", i);
+		FUZZ_CHECK(strcmp(got, want) == 0, "string %zu changed otherwise than by U+FFFD", i);
 		if (i % 2 == 0 && i + 1 < n) {
 			_cleanup_free_ char *k = sanitized(v[i]);
 
@@ -70,9 +70,9 @@ static void check_back(json_object *back, char **v, size_t n)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const int flags[] = { JSON_C_TO_STRING_PLAIN,
-				     JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
-				     JSON_C_TO_STRING_SPACED, JSON_C_TO_STRING_PRETTY };
+	static const int flags[] = {JSON_C_TO_STRING_PLAIN,
+				    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
+				    JSON_C_TO_STRING_SPACED, JSON_C_TO_STRING_PRETTY};
 	_cleanup_free_ char *buf = NULL, **v = NULL, *text = NULL, *again = NULL;
 	json_tokener *tok;
 	json_object *o, *back;

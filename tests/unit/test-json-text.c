@@ -31,7 +31,7 @@ static void test_valid_kept(void **state)
 {
 	S("", "");
 	S("plain /ascii\x01\x7f", "plain /ascii\x01\x7f");
-	S("\xc2\x80 \xdf\xbf", "\xc2\x80 \xdf\xbf");			   /* U+0080, U+07FF */
+	S("\xc2\x80 \xdf\xbf", "\xc2\x80 \xdf\xbf"); /* U+0080, U+07FF */
 	S("\xe0\xa0\x80 \xed\x9f\xbf \xee\x80\x80 \xef\xbf\xbf",
 	  "\xe0\xa0\x80 \xed\x9f\xbf \xee\x80\x80 \xef\xbf\xbf"); /* U+0800 U+D7FF U+E000 U+FFFF */
 	S("\xf0\x90\x80\x80 \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf",
@@ -42,7 +42,7 @@ static void test_valid_kept(void **state)
 static void test_lone_continuation(void **state)
 {
 	S("\x80", FFFD);
-	S("a\xbf" "b", "a" FFFD "b");
+	S("a\xbf-", "a" FFFD "-");
 	S("\x80\x80\x80", FFFD FFFD FFFD);
 	/* A valid sequence followed by one continuation byte too many. */
 	S("\xc3\xa9\xa9", "\xc3\xa9" FFFD);
@@ -53,25 +53,25 @@ static void test_bad_lead_bytes(void **state)
 	S("\xff", FFFD);
 	S("\xfe\xff", FFFD FFFD);
 	S("ws-\xff", "ws-" FFFD);
-	S("\xf5\x80\x80\x80", FFFD FFFD FFFD FFFD); /* past U+10FFFF by its lead */
+	S("\xf5\x80\x80\x80", FFFD FFFD FFFD FFFD);          /* past U+10FFFF by its lead */
 	S("\xf8\x88\x80\x80\x80", FFFD FFFD FFFD FFFD FFFD); /* old 5-byte form */
 }
 
 static void test_overlong(void **state)
 {
-	S("\xc0\xaf", FFFD FFFD);		/* '/' in two bytes */
+	S("\xc0\xaf", FFFD FFFD); /* '/' in two bytes */
 	S("\xc1\xbf", FFFD FFFD);
-	S("\xc0\x80", FFFD FFFD);		/* NUL in two bytes */
-	S("\xe0\x80\xaf", FFFD FFFD FFFD);	/* '/' in three */
-	S("\xe0\x9f\xbf", FFFD FFFD FFFD);	/* U+07FF in three */
+	S("\xc0\x80", FFFD FFFD);                   /* NUL in two bytes */
+	S("\xe0\x80\xaf", FFFD FFFD FFFD);          /* '/' in three */
+	S("\xe0\x9f\xbf", FFFD FFFD FFFD);          /* U+07FF in three */
 	S("\xf0\x80\x80\xaf", FFFD FFFD FFFD FFFD); /* '/' in four */
 	S("\xf0\x8f\xbf\xbf", FFFD FFFD FFFD FFFD); /* U+FFFF in four */
 }
 
 static void test_surrogates(void **state)
 {
-	S("\xed\xa0\x80", FFFD FFFD FFFD); /* U+D800 */
-	S("\xed\xbf\xbf", FFFD FFFD FFFD); /* U+DFFF */
+	S("\xed\xa0\x80", FFFD FFFD FFFD);                            /* U+D800 */
+	S("\xed\xbf\xbf", FFFD FFFD FFFD);                            /* U+DFFF */
 	S("\xed\xa0\xbd\xed\xb8\x80", FFFD FFFD FFFD FFFD FFFD FFFD); /* a CESU-8 pair */
 }
 
@@ -140,9 +140,8 @@ static void test_json_text(void **state)
 	/* One line, even with a newline in a string. */
 	assert_null(strchr(text, '\n'));
 	back = parse_strict(text);
-	assert_string_equal(
-		json_object_get_string(json_object_object_get(back, "workspace")),
-		"/tmp/ws-" FFFD "\n\"q\"\x01\x1f\x7f\\-\xc3\xa9-" FFFD FFFD FFFD);
+	assert_string_equal(json_object_get_string(json_object_object_get(back, "workspace")),
+			    "/tmp/ws-" FFFD "\n\"q\"\x01\x1f\x7f\\-\xc3\xa9-" FFFD FFFD FFFD);
 	assert_string_equal(json_object_get_string(json_object_object_get(back, "key-" FFFD)), "v");
 	assert_int_equal(json_object_get_int(json_object_object_get(back, "n")), 7);
 	json_object_put(back);
