@@ -49,6 +49,8 @@ static uint64_t sandbox_access(const struct cr_mount_op *op)
 		return LL_FS_DEVICE;
 	case CR_MOUNT_NULL:
 		return LL_FS_HIDDEN;
+	case CR_MOUNT_TEXT:
+		return LL_FS_RO;
 	case CR_MOUNT_SYMLINK: /* the target is checked where it leads */
 	case CR_MOUNT_RDONLY:  /* below /proc, which has its rule */
 	default:

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "json-text.h"
 #include "log.h"
 #include "macro.h"
 #include "session.h"
@@ -97,8 +98,8 @@ out_unlock:
 
 int cr_jsonl_append(int fd, json_object *o, const char *label, char *msg, size_t size)
 {
-	const char *text = json_object_to_json_string_ext(
-		o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	_cleanup_free_ char *text = cr_json_text(o, JSON_C_TO_STRING_PLAIN |
+							       JSON_C_TO_STRING_NOSLASHESCAPE);
 	_cleanup_free_ char *buf = NULL;
 	bool residue = false;
 	size_t len;

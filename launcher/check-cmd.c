@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "exit-codes.h"
+#include "json-text.h"
 #include "log.h"
 #include "macro.h"
 #include "path-util.h"
@@ -103,13 +104,13 @@ static void print_human(const struct cr_risk *r)
 static int print_json(const struct cr_risk *r)
 {
 	json_object *o = cr_risk_to_json(r);
+	int k;
 
 	if (!o)
 		return -ENOMEM;
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-						       JSON_C_TO_STRING_NOSLASHESCAPE));
+	k = cr_json_puts(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, stdout);
 	json_object_put(o);
-	return 0;
+	return k;
 }
 
 int cr_check_main(int argc, char **argv)

@@ -55,7 +55,7 @@ static int env_copy(char ***env, size_t *n, char *const *host, const char *key)
 int cr_env_build(char *const *host, const char *home, const char *const *keep, size_t n_keep,
 		 const char *const *set, size_t n_set, char ***ret_env)
 {
-	static const char *const base[] = { "PATH", "TERM", "LANG" };
+	static const char *const base[] = { "TERM", "LANG" };
 	_cleanup_strv_ char **env = NULL;
 	_cleanup_free_ char *home_kv = NULL;
 	size_t n = 0;
@@ -64,11 +64,11 @@ int cr_env_build(char *const *host, const char *home, const char *const *keep, s
 	env = calloc(1, sizeof(char *));
 	if (!env)
 		return -ENOMEM;
-	if (!cr_env_get(host, "PATH")) {
-		r = env_put(&env, &n, "PATH=" CR_DEFAULT_PATH, 4);
-		if (r < 0)
-			return r;
-	}
+	/* Never the caller's PATH: its entries name the host's layout (a home's tool
+	 * directories) and would run binaries the sandbox was not meant to show. */
+	r = env_put(&env, &n, "PATH=" CR_DEFAULT_PATH, 4);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < ELEMENTSOF(base); i++) {
 		r = env_copy(&env, &n, host, base[i]);
 		if (r < 0)

@@ -12,6 +12,7 @@
 #include "driver.h"
 #include "exit-codes.h"
 #include "gate.h"
+#include "json-text.h"
 #include "log.h"
 #include "macro.h"
 #include "path-util.h"
@@ -310,7 +311,7 @@ static void deny(struct run_state *s)
 
 	cr_log_error("%s", text);
 	if (d)
-		fprintf(stderr, "%s\n", json_object_to_json_string_ext(d, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+		(void)cr_json_puts(d, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, stderr);
 	json_object_put(d);
 }
 

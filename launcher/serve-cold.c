@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "json-text.h"
 #include "log.h"
 #include "macro.h"
 #include "serve-internal.h"
@@ -141,11 +142,12 @@ int serve_cold_policy(struct serve *sv, struct serve_exec *x, struct cr_policy *
 static void write_report(const struct cr_driver *drv, struct cr_run *run, int fd)
 {
 	json_object *enforced = json_object_new_object();
-	const char *text;
+	_cleanup_free_ char *text = NULL;
 
 	if (enforced && drv->report(run, enforced) >= 0) {
-		text = json_object_to_json_string_ext(enforced, JSON_C_TO_STRING_PLAIN);
-		(void)!write(fd, text, strlen(text));
+		text = cr_json_text(enforced, JSON_C_TO_STRING_PLAIN);
+		if (text)
+			(void)!write(fd, text, strlen(text));
 	}
 	json_object_put(enforced);
 }

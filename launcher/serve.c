@@ -22,6 +22,7 @@
 #include "audit.h"
 #include "cli.h"
 #include "exit-codes.h"
+#include "json-text.h"
 #include "log.h"
 #include "macro.h"
 #include "serve-internal.h"
@@ -193,14 +194,13 @@ static int out_append(struct serve_client *c, const char *text, size_t len)
 void serve_send(struct serve *sv, uint64_t client, json_object *o)
 {
 	struct serve_client *c = client_find(sv, client);
-	const char *text;
+	_cleanup_free_ char *text = NULL;
 
 	if (!o) {
 		cr_log_error("serve: out of memory building a response");
 		return;
 	}
-	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-							 JSON_C_TO_STRING_NOSLASHESCAPE);
+	text = cr_json_text(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (c && !sv->quit && text && out_append(c, text, strlen(text)) < 0) {
 		cr_log_error("serve: out of memory queueing a response; dropping client %llu",
 			     (unsigned long long)c->id);

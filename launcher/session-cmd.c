@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "exit-codes.h"
+#include "json-text.h"
 #include "log.h"
 #include "macro.h"
 #include "session.h"
@@ -128,8 +129,7 @@ static int collect(int store_fd, const char *store, json_object *list, unsigned 
 
 static void print_json(json_object *o)
 {
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-						       JSON_C_TO_STRING_NOSLASHESCAPE));
+	(void)cr_json_puts(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, stdout);
 }
 
 static int cmd_list(const char *state_dir, bool json)
@@ -187,9 +187,9 @@ static int cmd_show(const char *state_dir, const char *id, bool json)
 	       "grants:    %d\n",
 	       s.id, s.hash, s.created, s.profile ? s.profile : "-", s.workspace,
 	       json_object_get_int(json_object_object_get(o, "grants")));
-	printf("granted:   %s\n", json_object_to_json_string_ext(
-					  json_object_object_get(o, "granted"),
-					  JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	fputs("granted:   ", stdout);
+	(void)cr_json_puts(json_object_object_get(o, "granted"),
+			   JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, stdout);
 	return 0;
 }
 

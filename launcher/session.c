@@ -16,6 +16,7 @@
 
 #include "audit.h"
 #include "env.h"
+#include "json-text.h"
 #include "log.h"
 #include "macro.h"
 #include "session.h"
@@ -477,13 +478,13 @@ static int metadata_write(int store_fd, const char *store, const char *hash, con
 {
 	static unsigned counter;
 	_cleanup_json_ json_object *o = metadata_new(id, hash, profile);
-	_cleanup_free_ char *text = NULL;
+	_cleanup_free_ char *json = NULL, *text = NULL;
 	char name[48], tmp[96];
 	int r;
 
-	if (!o || asprintf(&text, "%s\n",
-			   json_object_to_json_string_ext(
-				   o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
+	if (o)
+		json = cr_json_text(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!json || asprintf(&text, "%s\n", json) < 0)
 		return cr_msg(msg, size, -ENOMEM, "out of memory");
 	(void)snprintf(name, sizeof(name), "%s.json", hash);
 	(void)snprintf(tmp, sizeof(tmp), ".%s.%d.%u.tmp", name, (int)getpid(),

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "json-text.h"
 #include "macro.h"
 #include "status.h"
 
@@ -130,9 +131,13 @@ int cr_status_open(const char *dest, bool *ret_owned, char *msg, size_t size)
 
 int cr_status_write(json_object *st, int fd)
 {
-	const char *text = json_object_to_json_string_ext(st, JSON_C_TO_STRING_PLAIN |
+	_cleanup_free_ char *text = cr_json_text(st, JSON_C_TO_STRING_PLAIN |
 							   JSON_C_TO_STRING_NOSLASHESCAPE);
-	size_t len = strlen(text), off = 0;
+	size_t len, off = 0;
+
+	if (!text)
+		return -ENOMEM;
+	len = strlen(text);
 
 	while (off < len) {
 		ssize_t n = write(fd, text + off, len - off);

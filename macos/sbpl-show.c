@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json-text.h"
 #include "log.h"
 #include "macro.h"
 #include "policy.h"
@@ -32,8 +33,7 @@ static int print_json(const struct cr_sbpl *s)
 	r |= json_object_object_add(o, "profile", json_object_new_string(s->profile));
 	r |= json_object_object_add(o, "params", params);
 	if (r == 0)
-		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-							   JSON_C_TO_STRING_NOSLASHESCAPE));
+		r = cr_json_puts(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, stdout);
 	json_object_put(o);
 	return r ? -ENOMEM : 0;
 }

@@ -542,5 +542,6 @@ int cr_degraded_report(const struct cr_degraded *d, const struct cr_mount_plan *
 	r = r ?: add(o, "private", strings(private, ELEMENTSOF(private)));
 	r = r ?: add(o, "environment", env_keys(d->env));
 	r = r ?: add(o, "hostname", json_object_new_string(host));
+	r = r ?: add(o, "machine_id", json_object_new_array()); /* the host's: no mount to cover it */
 	return r;
 }

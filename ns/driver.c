@@ -272,9 +272,10 @@ static int linux_prepare(const struct cr_policy *p, struct cr_run **ret,
 	warn_unwritable_workspace(p, &run->ctx.idmap);
 	for (size_t i = 0; i < run->ctx.plan.n_ops; i++) {
 		const struct cr_mount_op *op = &run->ctx.plan.ops[i];
+		const char *src = op->kind == CR_MOUNT_TEXT ? NULL : op->src; /* not the id */
 
 		cr_debug("mount plan: %-7s %s%s%s%s", cr_mount_kind_to_string(op->kind), op->dst,
-			 op->src ? " <- " : "", op->src ?: "",
+			 src ? " <- " : "", src ?: "",
 			 op->flags & CR_MNT_WRITABLE ? " (writable)" : "");
 	}
 	run->seccomp = TAKE_PTR(seccomp);

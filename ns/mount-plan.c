@@ -2,7 +2,9 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,6 +16,10 @@
  * recreated as symlinks. */
 const char *const cr_mount_plan_system_dirs[] = {
 	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", NULL,
+};
+
+const char *const cr_mount_plan_machine_id_files[] = {
+	"/etc/machine-id", "/var/lib/dbus/machine-id", NULL,
 };
 
 /* Kernel knobs that a fresh procfs still exposes writably to a namespace's root. */
@@ -62,10 +68,25 @@ static bool host_is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* 128 random bits, as the format of machine-id(5) asks. */
+static int host_machine_id(char ret[CR_MACHINE_ID_SIZE])
+{
+	uint8_t b[16];
+
+	if (getrandom(b, sizeof(b), 0) != sizeof(b))
+		return negative_errno();
+	for (size_t i = 0; i < sizeof(b); i++)
+		(void)snprintf(ret + 2 * i, 3, "%02x", b[i]);
+	ret[32] = '\n';
+	ret[33] = '\0';
+	return 0;
+}
+
 const struct cr_host_view cr_host_view_real = {
 	.readlink = host_readlink,
 	.exists = host_exists,
 	.is_dir = host_is_dir,
+	.machine_id = host_machine_id,
 };
 
 const char *cr_mount_kind_to_string(enum cr_mount_kind kind)
@@ -75,6 +96,7 @@ const char *cr_mount_kind_to_string(enum cr_mount_kind kind)
 		[CR_MOUNT_PROC] = "proc",     [CR_MOUNT_DEVPTS] = "devpts",
 		[CR_MOUNT_DEVICE] = "device", [CR_MOUNT_SYMLINK] = "symlink",
 		[CR_MOUNT_NULL] = "hide",     [CR_MOUNT_RDONLY] = "rdonly",
+		[CR_MOUNT_TEXT] = "text",
 	};
 
 	return kind < _CR_MOUNT_KIND_MAX ? names[kind] : "?";
@@ -212,6 +234,39 @@ static int add_user(const struct cr_policy *p, struct cr_mount_plan *plan,
 	return r;
 }
 
+static bool hidden_by_user(const struct cr_policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->n_paths; i++)
+		if (p->paths[i].access == CR_PATH_HIDE && cr_path_is_within(path, p->paths[i].path))
+			return true;
+	return false;
+}
+
+/* The host's machine id is a stable identifier of it: each file that holds one and that the
+ * sandbox shows gets the same random id, last, so that no user path shows the host's again. A
+ * symbolic link (/var/lib/dbus/machine-id -> /etc/machine-id) leads to a covered file or to
+ * nothing shown. */
+static int add_machine_id(const struct cr_policy *p, struct cr_mount_plan *plan,
+			  const struct cr_host_view *host)
+{
+	char text[CR_MACHINE_ID_SIZE] = "";
+	int r = 0;
+
+	for (size_t i = 0; cr_mount_plan_machine_id_files[i] && r >= 0; i++) {
+		const char *path = cr_mount_plan_machine_id_files[i];
+		_cleanup_free_ char *target = NULL;
+
+		if (!shown_from_host(p, path) || hidden_by_user(p, path) || !host->exists(path) ||
+		    host->is_dir(path) || host->readlink(path, &target) == 0)
+			continue;
+		if (!text[0])
+			r = host->machine_id(text);
+		if (r >= 0)
+			r = add(plan, CR_MOUNT_TEXT, CR_MNT_FILE, 0444, text, path);
+	}
+	return r;
+}
+
 int cr_mount_plan_build(const struct cr_policy *p, const struct cr_host_view *host,
 			struct cr_mount_plan *ret)
 {
@@ -227,6 +282,8 @@ int cr_mount_plan_build(const struct cr_policy *p, const struct cr_host_view *ho
 		r = add(&plan, CR_MOUNT_TMPFS, CR_MNT_WRITABLE, 0700, NULL, p->home);
 	if (r >= 0)
 		r = add_user(p, &plan, host);
+	if (r >= 0)
+		r = add_machine_id(p, &plan, host);
 	if (r < 0) {
 		cr_mount_plan_done(&plan);
 		return r;

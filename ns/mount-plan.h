@@ -17,6 +17,7 @@ enum cr_mount_kind {
 	CR_MOUNT_SYMLINK, /* a symlink at dst pointing to src */
 	CR_MOUNT_NULL,	  /* /dev/null bound over a file, to hide it */
 	CR_MOUNT_RDONLY,  /* make dst, already in the new root, read-only (e.g. /proc/sys) */
+	CR_MOUNT_TEXT,	  /* a read-only file holding the text src, made by corral, bound over dst */
 	_CR_MOUNT_KIND_MAX,
 };
 
@@ -30,7 +31,7 @@ struct cr_mount_op {
 	enum cr_mount_kind kind;
 	unsigned flags;
 	unsigned mode; /* tmpfs: permission bits */
-	char *src;     /* host path (BIND, DEVICE) or link target (SYMLINK) */
+	char *src;     /* host path (BIND, DEVICE), link target (SYMLINK) or contents (TEXT) */
 	char *dst;     /* path inside the sandbox */
 	int src_fd;    /* child only: O_PATH descriptor of src, opened before the root changes */
 };
@@ -40,12 +41,19 @@ struct cr_mount_plan {
 	size_t n_ops;
 };
 
+/* The files that name the machine, each covered by one random id per sandbox when the host has it
+ * as a file and the sandbox shows it (/var only with a --ro or --rw path). */
+#define CR_MACHINE_ID_SIZE 34
+extern const char *const cr_mount_plan_machine_id_files[];
+
 /* What the plan needs to know of the host, as callbacks so tests can describe any host. */
 struct cr_host_view {
 	/* 0 and the target if @path is a symlink; -EINVAL if it is not; -errno otherwise. */
 	int (*readlink)(const char *path, char **ret_target);
 	bool (*exists)(const char *path);
 	bool (*is_dir)(const char *path);
+	/* A fresh random machine id: 32 lowercase hex digits, a newline and a NUL. 0 or -errno. */
+	int (*machine_id)(char ret[CR_MACHINE_ID_SIZE]);
 };
 
 /* The running host. */
@@ -56,7 +64,7 @@ extern const char *const cr_mount_plan_system_dirs[];
 /* Build the plan for @policy: system directories read-only (a system directory that is a symlink
  * on the host, as /bin is on merged-/usr systems, becomes the same symlink), a fresh /proc with its
  * kernel knobs read-only, a minimal /dev, a private /tmp and $HOME, then the workspace and the
- * user's paths parent-first. 0 or -ENOMEM. */
+ * user's paths parent-first, then a random machine id over the host's. 0 or -errno. */
 int cr_mount_plan_build(const struct cr_policy *policy, const struct cr_host_view *host,
 			struct cr_mount_plan *ret_plan);
 void cr_mount_plan_done(struct cr_mount_plan *plan);

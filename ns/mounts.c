@@ -122,6 +122,30 @@ static int attach_clone(int src_fd, int target_fd, uint64_t attrs, bool recursiv
 	return 0;
 }
 
+/* A read-only file in the new root's tmpfs holding @text, bound over @target_fd, then unlinked:
+ * it keeps no name anywhere, so nothing in the sandbox can find another way to it. (move_mount()
+ * refuses a source that is already unlinked, ENOENT: hence no O_TMPFILE.) */
+static int attach_text(int root_fd, const char *text, int target_fd)
+{
+	static const char name[] = ".corral-text";
+	_cleanup_close_ int fd = -EBADF;
+	size_t len = strlen(text);
+	int r;
+
+	fd = openat(root_fd, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
+	if (fd < 0)
+		return negative_errno();
+	r = write(fd, text, len) == (ssize_t)len ? 0 : -EIO;
+	if (r >= 0)
+		r = attach_clone(fd, target_fd,
+				 MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+					 MOUNT_ATTR_NOEXEC,
+				 false);
+	if (unlinkat(root_fd, name, 0) < 0 && r >= 0)
+		r = negative_errno();
+	return r;
+}
+
 static int mount_fs(int target_fd, const char *type, unsigned long flags, const char *data)
 {
 	char target[64];
@@ -174,6 +198,8 @@ static int apply_one(struct cr_mount_op *op, int root_fd)
 				    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 					    MOUNT_ATTR_NOEXEC,
 				    !file);
+	case CR_MOUNT_TEXT:
+		return attach_text(root_fd, op->src, target);
 	case CR_MOUNT_TMPFS:
 		(void)snprintf(data, sizeof(data), "mode=%04o", op->mode);
 		return mount_fs(target, "tmpfs", MS_NOSUID | MS_NODEV, data);
@@ -185,6 +211,11 @@ static int apply_one(struct cr_mount_op *op, int root_fd)
 	default:
 		return -EINVAL;
 	}
+}
+
+static bool host_src(const struct cr_mount_op *op)
+{
+	return op->src && op->kind != CR_MOUNT_SYMLINK && op->kind != CR_MOUNT_TEXT;
 }
 
 int cr_mounts_apply(struct cr_child_ctx *ctx, const char *root)
@@ -203,8 +234,7 @@ int cr_mounts_apply(struct cr_child_ctx *ctx, const char *root)
 		if (r < 0) {
 			(void)snprintf(ctx->detail, sizeof(ctx->detail), "%s %s%s%s",
 				       cr_mount_kind_to_string(op->kind), op->dst,
-				       op->src && op->kind != CR_MOUNT_SYMLINK ? " from " : "",
-				       op->src && op->kind != CR_MOUNT_SYMLINK ? op->src : "");
+				       host_src(op) ? " from " : "", host_src(op) ? op->src : "");
 			return r;
 		}
 	}

@@ -40,10 +40,11 @@ static json_object *id_pair(uint32_t inside, uint32_t outside)
 	return o;
 }
 
-/* Host paths the plan shows read-only, writable, or hides; or the sandbox's private tmpfs mounts.
+/* Host paths the plan shows read-only, writable, or hides; the sandbox's private tmpfs mounts; or
+ * the files that hold a private machine id.
  * Taken from the plan the child carried out, not from the options, so the report cannot drift
  * from what was mounted. */
-enum plan_class { SHOWN_RO, SHOWN_RW, HIDDEN, PRIVATE };
+enum plan_class { SHOWN_RO, SHOWN_RW, HIDDEN, PRIVATE, MACHINE_ID };
 
 static bool in_class(const struct cr_mount_op *op, enum plan_class c)
 {
@@ -59,6 +60,8 @@ static bool in_class(const struct cr_mount_op *op, enum plan_class c)
 						     strcmp(op->dst, "/dev") != 0);
 	case PRIVATE:
 		return op->kind == CR_MOUNT_TMPFS && w && strncmp(op->dst, "/dev/", 5) != 0;
+	case MACHINE_ID:
+		return op->kind == CR_MOUNT_TEXT;
 	default:
 		return false;
 	}
@@ -169,6 +172,7 @@ int cr_ns_report(const struct cr_run *run, json_object *o)
 	r = r ?: add(o, "environment", env_keys(p->env));
 	r = r ?: add(o, "kept_fds", fd_list(p));
 	r = r ?: add(o, "hostname", json_object_new_string(p->hostname));
+	r = r ?: add(o, "machine_id", plan_paths(plan, MACHINE_ID));
 	r = r ?: add(o, "limits", cr_limits_report_json(cr_ns_run_limits(run)));
 	r = r ?: add(o, "landlock", cr_landlock_report(cr_ns_run_landlock(run)));
 	/* Degraded: "degraded" and "missing_layers", and what the command had instead. */

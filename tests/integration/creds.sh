@@ -11,6 +11,8 @@ source "$CR_TESTS_DIR/integration/lib.sh"
 
 EPERM=1 EBADF=9 ENXIO=6 EACCES=13 EINVAL=22
 ZERO=0000000000000000
+# The PATH every sandbox gets unless --keep-env PATH or --setenv PATH says otherwise.
+STD_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 # idmap FILE: a /proc/*/[ug]id_map as "inside outside count" lines joined by ';'.
 idmap='awk '"'"'{ printf "%s%s %s %s", (NR > 1 ? ";" : ""), $1, $2, $3 }'"'"' '
@@ -95,7 +97,7 @@ for mode in $MODES; do
 		--setenv FOO=bar --setenv 'SPACED=a b=c' --keep-env KEEPME --keep-env CR_UNSET_VAR -- /usr/bin/env
 	OUT+=$'\n'"keys=$(cut -d= -f1 <<<"$OUT" | paste -sd' ')"
 	res "$mode: the environment is cleared (SECRET absent) to PATH TERM LANG HOME, --keep-env, --setenv, in that order" \
-		"keys=PATH TERM LANG HOME KEEPME FOO SPACED" "PATH=$PATH" "HOME=$HOME" TERM=xterm-corral \
+		"keys=PATH TERM LANG HOME KEEPME FOO SPACED" "PATH=$STD_PATH" "HOME=$HOME" TERM=xterm-corral \
 		LANG=C.UTF-8 FOO=bar "SPACED=a b=c" KEEPME=kept SECRET= RC=0
 
 	OVER=host sb "$mode" "$ws" --keep-env OVER --setenv OVER=set --setenv PATH=/usr/bin:/bin \
@@ -112,7 +114,7 @@ for mode in $MODES; do
 	ERR=$(<"$CR_TMP/stderr")
 	OUT+=$'\n'"keys=$(cut -d= -f1 <<<"$OUT" | sort | paste -sd' ')"
 	res "$mode: with PATH, HOME, TERM and LANG unset on the host: the default PATH and the passwd home, no TERM/LANG" \
-		"keys=HOME PATH" "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
+		"keys=HOME PATH" "PATH=$STD_PATH" \
 		"HOME=$pw_home" RC=0
 
 	# Descriptors: fd 5 (a host secret) is closed, --keep-fd 6 is passed, nothing else leaks.

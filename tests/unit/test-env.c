@@ -73,7 +73,7 @@ static void test_allowlist_only(void **state)
 	char **env = build(host, "/home/sandbox", NULL, 0, NULL, 0);
 
 	assert_int_equal(env_len(env), 4);
-	assert_string_equal(env[0], "PATH=/usr/local/bin:/usr/bin");
+	assert_string_equal(env[0], "PATH=" CR_DEFAULT_PATH);
 	assert_string_equal(env[1], "TERM=xterm-256color");
 	assert_string_equal(env[2], "LANG=C.UTF-8");
 	assert_string_equal(env[3], "HOME=/home/sandbox");
@@ -125,14 +125,31 @@ static void test_empty_host(void **state)
 	env_free(env);
 }
 
-static void test_empty_path_kept(void **state)
+static void test_host_path_not_copied(void **state)
 {
-	static char *const h[] = { "PATH=", NULL };
+	/* The caller's PATH names the host's layout: the sandbox gets the standard one. */
+	static char *const h[] = { "PATH=/root/.cargo/bin:/usr/bin", NULL };
 	char **env = build(h, "/h", NULL, 0, NULL, 0);
 
-	/* Set but empty is still set: the user's choice is passed on. */
+	assert_string_equal(cr_env_get(env, "PATH"), CR_DEFAULT_PATH);
+	assert_int_equal(count_key(env, "PATH"), 1);
+	env_free(env);
+}
+
+static void test_keep_env_path(void **state)
+{
+	/* --keep-env PATH asks for the caller's, even an empty one. */
+	static char *const h[] = { "PATH=", NULL };
+	const char *keep[] = { "PATH" };
+	char **env = build(h, "/h", keep, 1, NULL, 0);
+
 	assert_string_equal(cr_env_get(env, "PATH"), "");
 	assert_int_equal(count_key(env, "PATH"), 1);
+	env_free(env);
+	env = build(host, "/h", keep, 1, NULL, 0);
+	assert_string_equal(cr_env_get(env, "PATH"), "/usr/local/bin:/usr/bin");
+	assert_int_equal(count_key(env, "PATH"), 1);
+	assert_int_equal(env_len(env), 4);
 	env_free(env);
 }
 
@@ -211,7 +228,7 @@ static void test_setenv_prefix_is_another_key(void **state)
 	const char *set[] = { "PATHX=/x", "PAT=/y" };
 	char **env = build(host, "/h", NULL, 0, set, 2);
 
-	assert_string_equal(cr_env_get(env, "PATH"), "/usr/local/bin:/usr/bin");
+	assert_string_equal(cr_env_get(env, "PATH"), CR_DEFAULT_PATH);
 	assert_string_equal(cr_env_get(env, "PATHX"), "/x");
 	assert_string_equal(cr_env_get(env, "PAT"), "/y");
 	env_free(env);
@@ -261,7 +278,8 @@ int main(void)
 		cmocka_unit_test(test_home_is_policy_home),
 		cmocka_unit_test(test_path_default),
 		cmocka_unit_test(test_empty_host),
-		cmocka_unit_test(test_empty_path_kept),
+		cmocka_unit_test(test_host_path_not_copied),
+		cmocka_unit_test(test_keep_env_path),
 		cmocka_unit_test(test_keep_env),
 		cmocka_unit_test(test_keep_env_exact_names),
 		cmocka_unit_test(test_keep_env_no_duplicates),

@@ -66,10 +66,48 @@ static bool fake_is_dir(const char *path)
 	return e && e->type == FAKE_DIR; /* the plan only asks about canonical paths */
 }
 
+/* A new id each call, as the real one: 0000...01, 0000...02, ... */
+static unsigned fake_ids;
+
+static int fake_machine_id(char ret[CR_MACHINE_ID_SIZE])
+{
+	(void)snprintf(ret, CR_MACHINE_ID_SIZE, "%032x\n", ++fake_ids);
+	return 0;
+}
+
 static const struct cr_host_view fake_view = {
 	.readlink = fake_readlink,
 	.exists = fake_exists,
 	.is_dir = fake_is_dir,
+	.machine_id = fake_machine_id,
+};
+
+/* A host with a machine id, and the dbus copy a link to it (Debian's default). */
+static const struct fake_entry id_host[] = {
+	{ "/usr", FAKE_DIR, NULL },
+	{ "/etc", FAKE_DIR, NULL },
+	{ "/etc/machine-id", FAKE_FILE, NULL },
+	{ "/var", FAKE_DIR, NULL },
+	{ "/var/lib", FAKE_DIR, NULL },
+	{ "/var/lib/dbus", FAKE_DIR, NULL },
+	{ "/var/lib/dbus/machine-id", FAKE_LINK, "/etc/machine-id" },
+	{ "/srv", FAKE_DIR, NULL },
+	{ "/srv/ws", FAKE_DIR, NULL },
+	{ NULL, 0, NULL },
+};
+
+/* The dbus copy a file of its own, /etc's a link to it. */
+static const struct fake_entry id_var_host[] = {
+	{ "/usr", FAKE_DIR, NULL },
+	{ "/etc", FAKE_DIR, NULL },
+	{ "/etc/machine-id", FAKE_LINK, "/var/lib/dbus/machine-id" },
+	{ "/var", FAKE_DIR, NULL },
+	{ "/var/lib", FAKE_DIR, NULL },
+	{ "/var/lib/dbus", FAKE_DIR, NULL },
+	{ "/var/lib/dbus/machine-id", FAKE_FILE, NULL },
+	{ "/srv", FAKE_DIR, NULL },
+	{ "/srv/ws", FAKE_DIR, NULL },
+	{ NULL, 0, NULL },
 };
 
 /* Debian 12: merged /usr, no /lib32, /libx32 or /opt. */
@@ -686,6 +724,99 @@ static void test_plan_done(void **state)
 	cr_mount_plan_done(&plan); /* an empty plan is fine */
 }
 
+static size_t count_kind(const struct cr_mount_plan *plan, enum cr_mount_kind kind)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < plan->n_ops; i++)
+		n += plan->ops[i].kind == kind;
+	return n;
+}
+
+static void test_machine_id(void **state)
+{
+	struct cr_policy p = make_policy("/srv/ws", "/home/u", NULL, 0);
+	struct cr_mount_plan plan, again;
+	const struct cr_mount_op *op;
+
+	plan_build(&p, id_host, &plan);
+	/* Last, so that no user path shows the host's again; read-only, a file. */
+	op = &plan.ops[plan.n_ops - 1];
+	assert_int_equal(op->kind, CR_MOUNT_TEXT);
+	assert_string_equal(op->dst, "/etc/machine-id");
+	assert_int_equal(op->flags, CR_MNT_FILE);
+	assert_int_equal(strlen(op->src), 33);
+	assert_int_equal(strspn(op->src, "0123456789abcdef"), 32);
+	assert_int_equal(op->src[32], '\n');
+	/* /var is not shown, and its copy is a link: nothing more. */
+	assert_int_equal(count_kind(&plan, CR_MOUNT_TEXT), 1);
+	/* Each plan (each sandbox) has its own. */
+	plan_build(&p, id_host, &again);
+	assert_string_not_equal(op->src, again.ops[again.n_ops - 1].src);
+	cr_mount_plan_done(&again);
+	cr_mount_plan_done(&plan);
+}
+
+static void test_machine_id_none(void **state)
+{
+	struct cr_policy p = make_policy("/srv/ws", "/home/u", NULL, 0);
+	struct cr_mount_plan plan;
+
+	/* The host has none: the sandbox has none either. */
+	plan_build(&p, merged_host, &plan);
+	assert_int_equal(count_kind(&plan, CR_MOUNT_TEXT), 0);
+	cr_mount_plan_done(&plan);
+}
+
+static void test_machine_id_var_shown(void **state)
+{
+	struct cr_path_rule ro_var = { "/var", CR_PATH_RO };
+	struct cr_path_rule rules[] = { { "/var", CR_PATH_RO }, { "/etc", CR_PATH_RO } };
+	struct cr_policy p = make_policy("/srv/ws", "/home/u", &ro_var, 1);
+	struct cr_mount_plan plan;
+	ssize_t v, e;
+
+	/* /etc's is a link to /var's: /var's is covered when shown, after the --ro /var. */
+	plan_build(&p, id_var_host, &plan);
+	assert_int_equal(count_kind(&plan, CR_MOUNT_TEXT), 1);
+	v = find_op(&plan, CR_MOUNT_TEXT, "/var/lib/dbus/machine-id");
+	assert_true(v > find_op(&plan, CR_MOUNT_BIND, "/var"));
+	cr_mount_plan_done(&plan);
+
+	/* Both files: one id for both; a --ro /etc does not bring the host's back. */
+	p = make_policy("/srv/ws", "/home/u", rules, 2);
+	fake_host = (const struct fake_entry[]){
+		{ "/usr", FAKE_DIR, NULL },
+		{ "/etc", FAKE_DIR, NULL },
+		{ "/etc/machine-id", FAKE_FILE, NULL },
+		{ "/var", FAKE_DIR, NULL },
+		{ "/var/lib/dbus/machine-id", FAKE_FILE, NULL },
+		{ "/srv/ws", FAKE_DIR, NULL },
+		{ NULL, 0, NULL },
+	};
+	assert_int_equal(cr_mount_plan_build(&p, &fake_view, &plan), 0);
+	e = find_op(&plan, CR_MOUNT_TEXT, "/etc/machine-id");
+	v = find_op(&plan, CR_MOUNT_TEXT, "/var/lib/dbus/machine-id");
+	assert_true(e > find_op(&plan, CR_MOUNT_BIND, "/var"));
+	assert_true(e > (ssize_t)first_user_op(&plan, "/home/u"));
+	assert_true(v > e);
+	assert_string_equal(plan.ops[e].src, plan.ops[v].src);
+	cr_mount_plan_done(&plan);
+}
+
+static void test_machine_id_hidden(void **state)
+{
+	struct cr_path_rule hide = { "/etc/machine-id", CR_PATH_HIDE };
+	struct cr_policy p = make_policy("/srv/ws", "/home/u", &hide, 1);
+	struct cr_mount_plan plan;
+
+	/* --hide wins: /dev/null, not an id. */
+	plan_build(&p, id_host, &plan);
+	assert_int_equal(count_kind(&plan, CR_MOUNT_TEXT), 0);
+	must_find(&plan, CR_MOUNT_NULL, "/etc/machine-id");
+	cr_mount_plan_done(&plan);
+}
+
 static void test_kind_names(void **state)
 {
 	assert_string_equal(cr_mount_kind_to_string(CR_MOUNT_BIND), "bind");
@@ -696,6 +827,7 @@ static void test_kind_names(void **state)
 	assert_string_equal(cr_mount_kind_to_string(CR_MOUNT_SYMLINK), "symlink");
 	assert_string_equal(cr_mount_kind_to_string(CR_MOUNT_NULL), "hide");
 	assert_string_equal(cr_mount_kind_to_string(CR_MOUNT_RDONLY), "rdonly");
+	assert_string_equal(cr_mount_kind_to_string(CR_MOUNT_TEXT), "text");
 	assert_string_equal(cr_mount_kind_to_string(_CR_MOUNT_KIND_MAX), "?");
 }
 
@@ -766,6 +898,10 @@ int main(void)
 		cmocka_unit_test(test_workspace_is_the_only_writable_bind),
 		cmocka_unit_test(test_every_dst_absolute),
 		cmocka_unit_test(test_plan_done),
+		cmocka_unit_test(test_machine_id),
+		cmocka_unit_test(test_machine_id_none),
+		cmocka_unit_test(test_machine_id_var_shown),
+		cmocka_unit_test(test_machine_id_hidden),
 		cmocka_unit_test(test_kind_names),
 		cmocka_unit_test(test_real_host_view),
 	};

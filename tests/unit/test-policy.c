@@ -277,7 +277,7 @@ static void test_build_basic(void **state)
 	assert_ptr_equal(p.argv, argv_true);
 	assert_non_null(p.env);
 	assert_string_equal(cr_env_get(p.env, "HOME"), "/home/tester");
-	assert_string_equal(cr_env_get(p.env, "PATH"), "/usr/bin:/bin");
+	assert_string_equal(cr_env_get(p.env, "PATH"), CR_DEFAULT_PATH);
 	assert_null(cr_env_get(p.env, "SECRET"));
 	cr_policy_done(&p);
 	assert_null(p.workspace);
