@@ -49,7 +49,8 @@ struct cr_rlimits {
 struct cr_cgroup; /* the cgroup(s) of one run; opaque */
 
 /* Create the run's cgroups (cgroup v2 first, v1 for controllers v2 lacks here) and write the
- * limits; what no cgroup can enforce falls back to an rlimit, or to none. Also removes the
+ * limits; what no cgroup can enforce falls back to an rlimit, or to none (a memory limit that
+ * is a default, not in @limits->set, falls back to none: see assign()). Also removes the
  * cgroups of launchers that were killed (stale run-PID-N directories whose PID is gone).
  * With @limits->required, a limit that ends up in mode none fails with -EOPNOTSUPP and a reason
  * in @msg. Returns 0 or -errno; never prints. */
