@@ -56,6 +56,7 @@ jcheck() {
 # The physical RAM, and the memory limit a run gets when nothing sets one: half of it, at least
 # 2 GiB or 3/4 of a small host's, whole MiB (cr_limit_default_memory()).
 RAM=$(($(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) * 1024))
+# shellcheck disable=SC2017 # rounded as the C code rounds it
 DEFMEM=$((RAM / 4 * 3 < 2147483648 ? RAM / 4 * 3 : 2147483648))
 DEFMEM=$(((RAM / 2 > DEFMEM ? RAM / 2 : DEFMEM) / 1048576 * 1048576))
 
@@ -126,6 +127,7 @@ for m in $MODES; do
 		 ([.enforced.tmpfs.mounts[].path] | sort) == (["/tmp", "/dev/shm", (.enforced.private[] | select(. != "/tmp"))] | sort) and
 		 all(.enforced.tmpfs.mounts[]; .size > 0 and .nr_inodes > 0)'
 	sizes=$(awk '/^[0-9]+ [0-9]+$/ { printf "%s%.0f", s, $1 * $2; s = " " }' <<<"$OUT")
+	# shellcheck disable=SC2034 # read in the eval below
 	want=$(j '.enforced.tmpfs.mounts as $m | [("/tmp", "/dev/shm", (.enforced.private[] | select(. != "/tmp"))) as $p | $m[] | select(.path == $p) | .size | tostring] | join(" ")')
 	check "$m: inside, statfs of /tmp, /dev/shm and \$HOME gives the reported sizes ($sizes) and a small write to each works" \
 		eval '[ "$sizes" = "$want" ] && grep -q "^control=ok$" <<<"$OUT"'
