@@ -33,7 +33,7 @@ const char *cr_cgroup_layout_to_string(enum cr_cgroup_layout layout);
 struct cr_limits_report {
 	uint64_t value[_CR_LIMIT_MAX];
 	enum cr_limit_mode mode[_CR_LIMIT_MAX];
-	char why[_CR_LIMIT_MAX][256]; /* for a finite limit in mode none: why it is not enforced */
+	char why[_CR_LIMIT_MAX][512]; /* for a finite limit in mode none: why it is not enforced */
 };
 
 /* The rlimits pid 1 sets before it forks the command, computed by the parent. */
