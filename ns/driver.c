@@ -189,6 +189,12 @@ static int prepare_limits(struct cr_run *run, struct cr_setup_error *err)
 		&run->ctx.plan, host_ram(), rep->value[CR_LIMIT_MEMORY],
 		rep->mode[CR_LIMIT_MEMORY] == CR_LIMIT_MODE_CGROUP2 ||
 			rep->mode[CR_LIMIT_MEMORY] == CR_LIMIT_MODE_CGROUP1);
+	for (size_t i = 0; i < run->ctx.plan.n_ops; i++)
+		if (run->ctx.plan.ops[i].size)
+			cr_debug("tmpfs %s: size=%llu nr_inodes=%llu (%s)", run->ctx.plan.ops[i].dst,
+				 (unsigned long long)run->ctx.plan.ops[i].size,
+				 (unsigned long long)run->ctx.plan.ops[i].nr_inodes,
+				 cr_tmpfs_basis_to_string(run->tmpfs_basis));
 	run->ctx.rlimits = cr_cgroup_rlimits(run->cgroup);
 	run->ctx.cgroup = run->cgroup;
 	return 0;
@@ -296,10 +302,9 @@ static int linux_prepare(const struct cr_policy *p, struct cr_run **ret,
 	for (size_t i = 0; i < run->ctx.plan.n_ops; i++) {
 		const struct cr_mount_op *op = &run->ctx.plan.ops[i];
 
-		cr_debug("mount plan: %-7s %s%s%s%s%s", cr_mount_kind_to_string(op->kind), op->dst,
+		cr_debug("mount plan: %-7s %s%s%s%s", cr_mount_kind_to_string(op->kind), op->dst,
 			 op->src ? " <- " : "", op->src ?: "",
-			 op->flags & CR_MNT_WRITABLE ? " (writable)" : "",
-			 op->size ? " (sized)" : "");
+			 op->flags & CR_MNT_WRITABLE ? " (writable)" : "");
 	}
 	run->seccomp = TAKE_PTR(seccomp);
 	run->ctx.seccomp = run->seccomp;
