@@ -526,9 +526,10 @@ static void add_rlimit(struct cr_cgroup *cg, int resource, uint64_t v)
 	cg->rl.n++;
 }
 
-/* Give @l the best mode available: the cgroup that holds its controller, else its rlimit. */
+/* Give @l the best mode available: the cgroup that holds its controller, else its rlimit
+ * (unless @cgroup_only). */
 static void assign(struct cr_cgroup *cg, enum cr_limit l, uint64_t v, uint64_t mem,
-		   const char why[_CR_CTL_MAX][256])
+		   bool cgroup_only, const char why[_CR_CTL_MAX][256])
 {
 	struct cr_limits_report *rep = &cg->rep;
 	int c = limit_ctl(l), res = limit_rlimit(l), r = -ENOENT;
@@ -553,7 +554,11 @@ static void assign(struct cr_cgroup *cg, enum cr_limit l, uint64_t v, uint64_t m
 		rep->value[l] = CR_LIMIT_UNSET; /* the default, and no cgroup to hold it */
 		return;
 	}
-	if (res >= 0) {
+	if (res >= 0 && cgroup_only) {
+		say(rep->why[l], sizeof(rep->why[l]),
+		    "a default, which only a memory cgroup enforces (RLIMIT_AS would break programs that reserve address space): it bounds the tmpfs mounts only; --memory sets RLIMIT_AS; no memory cgroup: %s",
+		    why[c] + (why[c][0] == ';' ? 2 : 0));
+	} else if (res >= 0) {
 		add_rlimit(cg, res, v);
 		rep->mode[l] = CR_LIMIT_MODE_RLIMIT;
 	} else if (l == CR_LIMIT_MEMORY_SWAP && r == -ENOENT && rep->mode[CR_LIMIT_MEMORY] &&
@@ -605,7 +610,8 @@ int cr_cgroup_create(const struct cr_limits *limits, struct cr_cgroup **ret, cha
 	if (cr_limit_is_finite(mem) && swap == CR_LIMIT_UNSET)
 		swap = 0;
 	for (int l = 0; l < _CR_LIMIT_MAX; l++)
-		assign(cg, l, l == CR_LIMIT_MEMORY_SWAP ? swap : limits->value[l], mem, why);
+		assign(cg, l, l == CR_LIMIT_MEMORY_SWAP ? swap : limits->value[l], mem,
+		       l == CR_LIMIT_MEMORY && !limits->set[l], why);
 	cg->setup_ms = now_ms() - t0;
 	r = check_required(limits, &cg->rep, msg, size);
 	if (r < 0) {

@@ -33,7 +33,7 @@ const char *cr_cgroup_layout_to_string(enum cr_cgroup_layout layout);
 struct cr_limits_report {
 	uint64_t value[_CR_LIMIT_MAX];
 	enum cr_limit_mode mode[_CR_LIMIT_MAX];
-	char why[_CR_LIMIT_MAX][256]; /* for a finite limit in mode none: why it is not enforced */
+	char why[_CR_LIMIT_MAX][512]; /* for a finite limit in mode none: why it is not enforced */
 };
 
 /* The rlimits pid 1 sets before it forks the command, computed by the parent. */
@@ -49,7 +49,8 @@ struct cr_rlimits {
 struct cr_cgroup; /* the cgroup(s) of one run; opaque */
 
 /* Create the run's cgroups (cgroup v2 first, v1 for controllers v2 lacks here) and write the
- * limits; what no cgroup can enforce falls back to an rlimit, or to none. Also removes the
+ * limits; what no cgroup can enforce falls back to an rlimit, or to none (a memory limit that
+ * is a default, not in @limits->set, falls back to none: see assign()). Also removes the
  * cgroups of launchers that were killed (stale run-PID-N directories whose PID is gone).
  * With @limits->required, a limit that ends up in mode none fails with -EOPNOTSUPP and a reason
  * in @msg. Returns 0 or -errno; never prints. */

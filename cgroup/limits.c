@@ -120,3 +120,17 @@ void cr_limit_format(enum cr_limit l, uint64_t v, char *buf, unsigned size)
 	else
 		(void)snprintf(buf, size, "%llu", (unsigned long long)v);
 }
+
+uint64_t cr_limit_default_memory(uint64_t ram)
+{
+	uint64_t least = ram / 4 * 3, v = ram / 2;
+
+	if (ram == 0) /* unknown */
+		return CR_DEFAULT_MEMORY_MIN;
+	if (least > CR_DEFAULT_MEMORY_MIN)
+		least = CR_DEFAULT_MEMORY_MIN;
+	if (v < least)
+		v = least;
+	v &= ~((1ull << 20) - 1); /* whole MiB: the value reads as it is meant */
+	return v ? v : ram;
+}

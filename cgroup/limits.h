@@ -31,6 +31,7 @@ enum cr_limit_mode {
 #define CR_LIMIT_UNSET 0	     /* not asked for: no limit */
 #define CR_LIMIT_INFINITY UINT64_MAX /* "max": explicitly no limit */
 #define CR_DEFAULT_PIDS 4096	     /* applies with no option: a fork bomb stops here */
+#define CR_DEFAULT_MEMORY_MIN (2ull << 30) /* a make -j2, a node or Go build fit in this */
 
 struct cr_limits {
 	uint64_t value[_CR_LIMIT_MAX]; /* CR_LIMIT_UNSET, a value, or CR_LIMIT_INFINITY */
@@ -52,6 +53,12 @@ int cr_limit_parse(enum cr_limit l, const char *s, uint64_t *ret);
 
 /* Format a value as the JSON status shows it: "max", or the number. */
 void cr_limit_format(enum cr_limit l, uint64_t v, char *buf, unsigned size);
+
+/* The memory limit of a run whose profile and options set none, on a host with @ram bytes of
+ * physical memory: half of it, so that the host keeps the other half whatever the sandbox does,
+ * but at least CR_DEFAULT_MEMORY_MIN, or three quarters of @ram where that is less (a small
+ * host); whole MiB. CR_DEFAULT_MEMORY_MIN when @ram is 0 (unknown). Never 0. */
+uint64_t cr_limit_default_memory(uint64_t ram);
 
 /* Whether @v asks the kernel to cap something. */
 static inline bool cr_limit_is_finite(uint64_t v)

@@ -540,6 +540,8 @@ int cr_degraded_report(const struct cr_degraded *d, const struct cr_mount_plan *
 	r = r ?: add(o, "writable", bind_paths(plan, true));
 	r = r ?: add(o, "hidden", hidden_paths(plan));
 	r = r ?: add(o, "private", strings(private, ELEMENTSOF(private)));
+	/* No tmpfs is mounted: the private directory is on the host's /tmp. */
+	r = r ?: (json_object_object_add(o, "tmpfs", NULL) < 0 ? -ENOMEM : 0);
 	r = r ?: add(o, "environment", env_keys(d->env));
 	r = r ?: add(o, "hostname", json_object_new_string(host));
 	r = r ?: add(o, "machine_id", json_object_new_array()); /* the host's: no mount to cover it */

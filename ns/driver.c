@@ -17,6 +17,7 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,6 +57,7 @@ struct cr_run {
 	bool oom_killed, pids_limit_hit;
 	struct cr_degraded *degraded; /* --allow-degraded, and clone could not make namespaces */
 	struct cr_proxy *proxy; /* allow_hosts: the proxy, and the policy the sandbox runs with */
+	enum cr_tmpfs_basis tmpfs_basis; /* what sized the plan's writable tmpfs mounts */
 };
 
 static const struct {
@@ -142,16 +144,31 @@ static void warn_unwritable_workspace(const struct cr_policy *p, const struct cr
 			       m->outside_uid, p->workspace, m->outside_uid);
 }
 
-/* The run's cgroups and rlimits. A limit given on the command line that cannot be enforced is a
- * warning, or with --limits=required a failure (stage "limits"). */
+/* Physical memory, read once per process: the default memory limit and the tmpfs sizes are
+ * shares of it. 0 if unknown. */
+static uint64_t host_ram(void)
+{
+	static uint64_t ram;
+	struct sysinfo si;
+
+	if (ram == 0 && sysinfo(&si) == 0)
+		ram = (uint64_t)si.totalram * si.mem_unit;
+	return ram;
+}
+
+/* The run's cgroups and rlimits, then the sizes of its tmpfs mounts, which the memory limit
+ * bounds. A limit given on the command line that cannot be enforced is a warning, or with
+ * --limits=required a failure (stage "limits"). */
 static int prepare_limits(struct cr_run *run, struct cr_setup_error *err)
 {
-	const struct cr_limits *lim = &run->policy->limits;
+	struct cr_limits lim = run->policy->limits;
 	const struct cr_limits_report *rep;
 	char msg[512] = "", v[32];
 	int r;
 
-	r = cr_cgroup_create(lim, &run->cgroup, msg, sizeof(msg));
+	if (lim.value[CR_LIMIT_MEMORY] == CR_LIMIT_UNSET) /* as for pids: a default, not set */
+		lim.value[CR_LIMIT_MEMORY] = cr_limit_default_memory(host_ram());
+	r = cr_cgroup_create(&lim, &run->cgroup, msg, sizeof(msg));
 	if (r < 0) {
 		set_error(err, CR_STAGE_LIMITS, -r, "%s", msg[0] ? msg : strerror(-r));
 		return r;
@@ -162,10 +179,22 @@ static int prepare_limits(struct cr_run *run, struct cr_setup_error *err)
 		if (rep->mode[l] != CR_LIMIT_MODE_NONE)
 			cr_debug("limit %s=%s: %s", cr_limit_to_string(l), v,
 				 cr_limit_mode_to_string(rep->mode[l]));
-		else if (lim->set[l] && cr_limit_is_finite(lim->value[l]))
+		else if (lim.set[l] && cr_limit_is_finite(lim.value[l]))
 			cr_log_warning("%s %s is not enforced: %s", cr_limit_option(l), v,
 				       rep->why[l]);
+		else if (rep->why[l][0])
+			cr_debug("default limit %s=%s: %s", cr_limit_to_string(l), v, rep->why[l]);
 	}
+	run->tmpfs_basis = cr_mount_plan_size_tmpfs(
+		&run->ctx.plan, host_ram(), rep->value[CR_LIMIT_MEMORY],
+		rep->mode[CR_LIMIT_MEMORY] == CR_LIMIT_MODE_CGROUP2 ||
+			rep->mode[CR_LIMIT_MEMORY] == CR_LIMIT_MODE_CGROUP1);
+	for (size_t i = 0; i < run->ctx.plan.n_ops; i++)
+		if (run->ctx.plan.ops[i].size)
+			cr_debug("tmpfs %s: size=%llu nr_inodes=%llu (%s)", run->ctx.plan.ops[i].dst,
+				 (unsigned long long)run->ctx.plan.ops[i].size,
+				 (unsigned long long)run->ctx.plan.ops[i].nr_inodes,
+				 cr_tmpfs_basis_to_string(run->tmpfs_basis));
 	run->ctx.rlimits = cr_cgroup_rlimits(run->cgroup);
 	run->ctx.cgroup = run->cgroup;
 	return 0;
@@ -760,6 +789,12 @@ const struct cr_idmap *cr_ns_run_idmap(const struct cr_run *run)
 unsigned long cr_ns_run_clone_flags(const struct cr_run *run)
 {
 	return run->clone_flags;
+}
+
+enum cr_tmpfs_basis cr_ns_run_tmpfs(const struct cr_run *run, uint64_t *ret_ram)
+{
+	*ret_ram = host_ram();
+	return run->tmpfs_basis;
 }
 
 const struct cr_mount_plan *cr_ns_run_plan(const struct cr_run *run)

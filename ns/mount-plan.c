@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgroup/limits.h"
 #include "macro.h"
 #include "mount-plan.h"
 #include "path-util.h"
@@ -301,4 +302,51 @@ void cr_mount_plan_done(struct cr_mount_plan *plan)
 	}
 	free(plan->ops);
 	*plan = (struct cr_mount_plan){};
+}
+
+#define TMPFS_PAGE 4096ull
+
+const char *cr_tmpfs_basis_to_string(enum cr_tmpfs_basis basis)
+{
+	static const char *const names[_CR_TMPFS_BASIS_MAX] = {
+		[CR_TMPFS_RAM] = "ram",
+		[CR_TMPFS_CGROUP] = "memory_cgroup",
+		[CR_TMPFS_SHARED] = "memory_limit_shared",
+	};
+
+	return basis < _CR_TMPFS_BASIS_MAX ? names[basis] : "?";
+}
+
+/* The share of the budget @op gets, as a divisor: /tmp 2, /dev/shm and $HOME 4, so that they
+ * add up to the budget. Anything else writable (none today) shares $HOME's quarter. */
+static unsigned tmpfs_divisor(const struct cr_mount_op *op)
+{
+	return strcmp(op->dst, "/tmp") == 0 ? 2 : 4;
+}
+
+enum cr_tmpfs_basis cr_mount_plan_size_tmpfs(struct cr_mount_plan *plan, uint64_t ram,
+					     uint64_t memory, bool charged)
+{
+	bool limited = cr_limit_is_finite(memory);
+	enum cr_tmpfs_basis basis = !limited ? CR_TMPFS_RAM : charged ? CR_TMPFS_CGROUP
+								      : CR_TMPFS_SHARED;
+	uint64_t budget = ram ? ram / 4 : CR_DEFAULT_MEMORY_MIN / 4; /* 0: unknown */
+
+	if (basis == CR_TMPFS_CGROUP)
+		budget = memory < ram / 2 || ram == 0 ? memory : ram / 2;
+	else if (limited && memory < budget)
+		budget = memory;
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		struct cr_mount_op *op = &plan->ops[i];
+		uint64_t size = budget;
+
+		if (op->kind != CR_MOUNT_TMPFS || !(op->flags & CR_MNT_WRITABLE))
+			continue;
+		if (basis != CR_TMPFS_CGROUP)
+			size /= tmpfs_divisor(op);
+		size &= ~(TMPFS_PAGE - 1);
+		op->size = size ? size : TMPFS_PAGE; /* size=0 would mean no limit at all */
+		op->nr_inodes = op->size / 8192 > 1024 ? op->size / 8192 : 1024;
+	}
+	return basis;
 }

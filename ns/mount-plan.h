@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "policy.h"
 
@@ -34,6 +35,16 @@ struct cr_mount_op {
 	char *src;     /* host path (BIND, DEVICE), link target (SYMLINK) or contents (TEXT) */
 	char *dst;     /* path inside the sandbox */
 	int src_fd;    /* child only: O_PATH descriptor of src, opened before the root changes */
+	uint64_t size; /* writable tmpfs: size= and nr_inodes= (cr_mount_plan_size_tmpfs()); */
+	uint64_t nr_inodes; /* 0: the kernel's default (half the RAM), for what is sealed read-only */
+};
+
+/* What bounds the writable tmpfs mounts of a run (cr_mount_plan_size_tmpfs()). */
+enum cr_tmpfs_basis {
+	CR_TMPFS_RAM,	 /* no memory limit: a quarter of the RAM, shared */
+	CR_TMPFS_CGROUP, /* a memory cgroup is charged for their pages: each within the limit */
+	CR_TMPFS_SHARED, /* a memory limit no cgroup holds: the limit, shared */
+	_CR_TMPFS_BASIS_MAX,
 };
 
 struct cr_mount_plan {
@@ -68,5 +79,18 @@ extern const char *const cr_mount_plan_system_dirs[];
 int cr_mount_plan_build(const struct cr_policy *policy, const struct cr_host_view *host,
 			struct cr_mount_plan *ret_plan);
 void cr_mount_plan_done(struct cr_mount_plan *plan);
+
+/* Size the writable tmpfs mounts of @plan (/tmp, /dev/shm, the private $HOME, hidden paths
+ * excepted: they are sealed read-only), whose pages belong to no process the OOM killer could
+ * pick. @ram: physical memory; @memory: the run's memory limit (CR_LIMIT_UNSET or
+ * CR_LIMIT_INFINITY for none); @charged: a memory cgroup holds it, and is charged for the
+ * pages the sandbox writes there. With @charged each mount may hold the whole limit (never more
+ * than half the RAM, the kernel's own default). Otherwise they share a budget, the limit or a
+ * quarter of the RAM, whichever is less: /tmp half of it, /dev/shm and $HOME a quarter each.
+ * Each size is whole pages, at least one; nr_inodes is one per 8 KiB of it, at least 1024.
+ * Returns which of the three applied. */
+enum cr_tmpfs_basis cr_mount_plan_size_tmpfs(struct cr_mount_plan *plan, uint64_t ram, uint64_t memory,
+			      bool charged);
+const char *cr_tmpfs_basis_to_string(enum cr_tmpfs_basis basis);
 
 const char *cr_mount_kind_to_string(enum cr_mount_kind kind);

@@ -161,7 +161,7 @@ static int apply_one(struct cr_mount_op *op, int root_fd)
 {
 	_cleanup_close_ int target = -EBADF;
 	bool file = op->flags & CR_MNT_FILE;
-	char data[64];
+	char data[128];
 
 	if (op->kind == CR_MOUNT_SYMLINK) {
 		_cleanup_close_ int parent = -EBADF;
@@ -201,7 +201,12 @@ static int apply_one(struct cr_mount_op *op, int root_fd)
 	case CR_MOUNT_TEXT:
 		return attach_text(root_fd, op->src, target);
 	case CR_MOUNT_TMPFS:
-		(void)snprintf(data, sizeof(data), "mode=%04o", op->mode);
+		if (op->size)
+			(void)snprintf(data, sizeof(data), "mode=%04o,size=%llu,nr_inodes=%llu",
+				       op->mode, (unsigned long long)op->size,
+				       (unsigned long long)op->nr_inodes);
+		else
+			(void)snprintf(data, sizeof(data), "mode=%04o", op->mode);
 		return mount_fs(target, "tmpfs", MS_NOSUID | MS_NODEV, data);
 	case CR_MOUNT_PROC:
 		return mount_fs(target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);

@@ -4,6 +4,7 @@
 
 #include "driver.h"
 #include "idmap.h"
+#include "mount-plan.h"
 
 struct json_object;
 struct cr_landlock_plan;
@@ -26,6 +27,9 @@ const struct cr_policy *cr_ns_run_policy(const struct cr_run *run);
 const struct cr_idmap *cr_ns_run_idmap(const struct cr_run *run);
 unsigned long cr_ns_run_clone_flags(const struct cr_run *run);
 const struct cr_mount_plan *cr_ns_run_plan(const struct cr_run *run);
+/* What sized the plan's writable tmpfs mounts, and the physical memory (bytes) it took a share
+ * of. */
+enum cr_tmpfs_basis cr_ns_run_tmpfs(const struct cr_run *run, uint64_t *ret_ram);
 /* The run's Landlock plan (in degraded mode, the one on host paths); the degraded-mode state,
  * NULL unless the run fell back to it. */
 const struct cr_landlock_plan *cr_ns_run_landlock(const struct cr_run *run);

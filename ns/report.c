@@ -80,6 +80,47 @@ static json_object *plan_paths(const struct cr_mount_plan *plan, enum plan_class
 	return a;
 }
 
+static json_object *tmpfs_mount(const struct cr_mount_op *op)
+{
+	json_object *o = json_object_new_object();
+
+	if (o && (add(o, "path", json_object_new_string(op->dst)) < 0 ||
+		  add(o, "size", json_object_new_int64((int64_t)op->size)) < 0 ||
+		  add(o, "nr_inodes", json_object_new_int64((int64_t)op->nr_inodes)) < 0)) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* The sizes of the writable tmpfs mounts, and what they were taken from. */
+static json_object *tmpfs_json(const struct cr_run *run)
+{
+	const struct cr_mount_plan *plan = cr_ns_run_plan(run);
+	json_object *o = json_object_new_object(), *a = json_object_new_array();
+	uint64_t ram;
+	enum cr_tmpfs_basis basis = cr_ns_run_tmpfs(run, &ram);
+	int r = o && a ? 0 : -ENOMEM;
+
+	for (size_t i = 0; r == 0 && i < plan->n_ops; i++) {
+		json_object *m = plan->ops[i].size ? tmpfs_mount(&plan->ops[i]) : NULL;
+
+		if (plan->ops[i].size && (!m || json_object_array_add(a, m) < 0)) {
+			json_object_put(m);
+			r = -ENOMEM;
+		}
+	}
+	r = r ?: add(o, "basis", json_object_new_string(cr_tmpfs_basis_to_string(basis)));
+	r = r ?: add(o, "ram", json_object_new_int64((int64_t)ram));
+	r = r ?: add(o, "mounts", TAKE_PTR(a));
+	json_object_put(a);
+	if (r < 0) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 static json_object *env_keys(char *const *env)
 {
 	json_object *a = json_object_new_array();
@@ -165,6 +206,7 @@ int cr_ns_report(const struct cr_run *run, json_object *o)
 	r = r ?: add(o, "writable", plan_paths(plan, SHOWN_RW));
 	r = r ?: add(o, "hidden", plan_paths(plan, HIDDEN));
 	r = r ?: add(o, "private", plan_paths(plan, PRIVATE));
+	r = r ?: add(o, "tmpfs", tmpfs_json(run));
 	r = r ?: add(o, "capabilities", json_object_new_string("none"));
 	r = r ?: add(o, "no_new_privs", json_object_new_boolean(true));
 	r = r ?: add(o, "seccomp", seccomp_json(cr_ns_run_seccomp(run)));

@@ -53,6 +53,13 @@ jcheck() {
 	fi
 }
 
+# The physical RAM, and the memory limit a run gets when nothing sets one: half of it, at least
+# 2 GiB or 3/4 of a small host's, whole MiB (cr_limit_default_memory()).
+RAM=$(($(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) * 1024))
+# shellcheck disable=SC2017 # rounded as the C code rounds it
+DEFMEM=$((RAM / 4 * 3 < 2147483648 ? RAM / 4 * 3 : 2147483648))
+DEFMEM=$(((RAM / 2 > DEFMEM ? RAM / 2 : DEFMEM) / 1048576 * 1048576))
+
 # The run-PID-N cgroup directories of corral process PID, anywhere under /sys/fs/cgroup.
 run_dirs() {
 	find /sys/fs/cgroup -maxdepth 8 -type d -name "run-$1-*" 2>/dev/null
@@ -70,9 +77,9 @@ for m in $MODES; do
 
 	# --- the default ---------------------------------------------------------------------------
 	sbj "$m" "$ws" -- sh -c 'echo core=$(ulimit -c); cat /proc/self/cgroup'
-	jcheck "$m: no option: pids is limited to 4096 by $pids, no memory cap, core dumps off (RLIMIT_CORE 0), every limit reported" \
+	jcheck "$m: no option: pids is limited to 4096 by $pids, memory has its default, core dumps off (RLIMIT_CORE 0), every limit reported" \
 		'.enforced.limits.pids == {"value":4096,"mode":"'"$pids"'"} and
-		 .enforced.limits.memory == {"value":null,"mode":"none"} and
+		 .enforced.limits.memory.value == '"$DEFMEM"' and
 		 (.enforced.limits | keys) == ["cpu","cpu_time","file_size","memory","memory_swap","open_files","pids"] and
 		 .oom_killed == false and .pids_limit_hit == false and .exit_code == 0'
 	if [ "$pids" = cgroup1 ]; then
@@ -97,6 +104,111 @@ for m in $MODES; do
 	sbj "$m" "$ws" --memory 64M -- awk 'BEGIN { s = "x"; for (i = 0; i < 20; i++) s = s s; print length(s) }'
 	jcheck "$m: --memory 64M: a command within the limit runs normally" \
 		'.exit_code == 0 and .oom_killed == false'
+
+	# --- the default memory limit, and the tmpfs mounts it bounds -------------------------------
+	# tmpfs pages belong to no process the OOM killer could pick: what the sandbox can write to
+	# /tmp, /dev/shm and its home must be bounded by a memory cgroup charged for them, or else by
+	# the sizes themselves. Read the sizes the kernel enforces (statfs), not only the report.
+	sbj "$m" "$ws" -- sh -c 'for d in /tmp /dev/shm "$HOME"; do stat -f -c "%b %S" "$d"; done
+		echo small >/tmp/s && echo small >/dev/shm/s && echo small >"$HOME/s" && echo control=ok'
+	if [ "$m" = root ] && [ "$mem" != rlimit ]; then
+		jcheck "$m: no option: memory is limited to half the RAM ($DEFMEM) by $mem" \
+			'.enforced.limits.memory == {"value":'"$DEFMEM"',"mode":"'"$mem"'"} and
+			 .enforced.limits.memory_swap.value == 0'
+		basis=memory_cgroup
+	else
+		jcheck "$m: no option, no memory cgroup: the default ($DEFMEM) is reported, not made RLIMIT_AS, and says why" \
+			'.enforced.limits.memory.value == '"$DEFMEM"' and .enforced.limits.memory.mode == "none" and
+			 (.enforced.limits.memory.reason | test("RLIMIT_AS"))'
+		basis=memory_limit_shared
+	fi
+	jcheck "$m: the JSON status gives the size of /tmp, /dev/shm and the home ($basis, RAM $RAM)" \
+		'.enforced.tmpfs.basis == "'"$basis"'" and .enforced.tmpfs.ram == '"$RAM"' and
+		 ([.enforced.tmpfs.mounts[].path] | sort) == (["/tmp", "/dev/shm", (.enforced.private[] | select(. != "/tmp"))] | sort) and
+		 all(.enforced.tmpfs.mounts[]; .size > 0 and .nr_inodes > 0)'
+	sizes=$(awk '/^[0-9]+ [0-9]+$/ { printf "%s%.0f", s, $1 * $2; s = " " }' <<<"$OUT")
+	# shellcheck disable=SC2034 # read in the eval below
+	want=$(j '.enforced.tmpfs.mounts as $m | [("/tmp", "/dev/shm", (.enforced.private[] | select(. != "/tmp"))) as $p | $m[] | select(.path == $p) | .size | tostring] | join(" ")')
+	check "$m: inside, statfs of /tmp, /dev/shm and \$HOME gives the reported sizes ($sizes) and a small write to each works" \
+		eval '[ "$sizes" = "$want" ] && grep -q "^control=ok$" <<<"$OUT"'
+	read -r s_tmp s_shm s_home <<<"$sizes"
+	total=$((${s_tmp:-0} + ${s_shm:-0} + ${s_home:-0}))
+	if [ "$basis" = memory_cgroup ]; then
+		check "$m: each of them is at most the memory limit, which is charged for their pages" \
+			eval '[ "${s_tmp:-0}" -gt 0 ] && [ "${s_tmp:-0}" -le "$DEFMEM" ] && [ "${s_shm:-0}" -le "$DEFMEM" ] && [ "${s_home:-0}" -le "$DEFMEM" ]'
+	else
+		check "$m: together they hold at most a quarter of the RAM ($total bytes)" \
+			eval '[ "${s_tmp:-0}" -gt 0 ] && [ "$total" -le $((RAM / 4)) ]'
+	fi
+
+	# The attack: fill each beyond its size under --memory 64M. With a memory cgroup the
+	# writer is OOM-killed; without one the writes end in ENOSPC with at most 64 MiB written in
+	# all, and the host's shared memory grows by no more than that while the sandbox still holds
+	# the files. A small write in the same sandbox works first (the positive control).
+	rm -f "$ws/filled"
+	shmem0=$(awk '/^Shmem:/ { print $2 * 1024 }' /proc/meminfo)
+	(sbj "$m" "$ws" --memory 64M -- sh -c 'echo small >/tmp/s && echo small >/dev/shm/s &&
+		echo small >"$HOME/s" && echo control=ok
+		head -c 100M /dev/zero >/tmp/fill 2>/dev/null; echo tmp_rc=$?
+		dd if=/dev/zero of=/dev/shm/fill bs=1M count=100 2>/dev/null; echo shm_rc=$?
+		fallocate -l 100M "$HOME/fill" 2>/dev/null || head -c 100M /dev/zero >"$HOME/fill" 2>/dev/null
+		echo home_rc=$?
+		echo total=$(cat /tmp/fill /dev/shm/fill "$HOME/fill" 2>/dev/null | wc -c)
+		touch "$PWD/filled"; sleep 3'
+	 echo "$OUT" >"$CR_TMP/fill.out") &
+	fill_pid=$!
+	wait_for eval '[ -e "$ws/filled" ] || ! kill -0 "$fill_pid" 2>/dev/null'
+	shmem1=$(awk '/^Shmem:/ { print $2 * 1024 }' /proc/meminfo)
+	wait "$fill_pid"
+	OUT=$(<"$CR_TMP/fill.out")
+	grown=$(((shmem1 - shmem0) / 1048576))
+	if [ "$basis" = memory_cgroup ]; then
+		jcheck "$m: --memory 64M ($mem): filling /tmp, /dev/shm and \$HOME with 300 MiB gets the writer OOM-killed, reported" \
+			'.enforced.limits.memory == {"value":67108864,"mode":"'"$mem"'"} and .oom_killed == true and
+			 .enforced.tmpfs.basis == "memory_cgroup"'
+		check "$m: ...after the small writes worked" grep -q '^control=ok$' <<<"$OUT"
+	else
+		total=$(sed -n 's/^total=//p' <<<"$OUT")
+		check "$m: --memory 64M (rlimit): /tmp, /dev/shm and \$HOME refuse 100 MiB each (ENOSPC), ${total:-?} bytes in all (at most 64 MiB), after the small writes worked" \
+			eval 'grep -q "^control=ok$" <<<"$OUT" && grep -q "^tmp_rc=1$" <<<"$OUT" &&
+			      grep -q "^shm_rc=1$" <<<"$OUT" && grep -q "^home_rc=1$" <<<"$OUT" &&
+			      [ -n "$total" ] && [ "$total" -le 67108864 ] && [ "$total" -gt 0 ]'
+		check "$m: ...and the host's shared memory grew by ${grown} MiB while the sandbox held them (bound 64 MiB; others' runs add noise)" \
+			test "$grown" -lt 150
+	fi
+	[ "$basis" = memory_cgroup ] || grep -q "^total=" <<<"$OUT" || diag "fill: $OUT"
+
+	if [ "$basis" != memory_cgroup ]; then
+		# The case that was reported: an rlimit of 256 MiB, and 512 MiB landed in /tmp.
+		sbj "$m" "$ws" --memory 256M -- sh -c 'head -c 512M /dev/zero >/tmp/big 2>/dev/null; echo rc=$?
+			wc -c </tmp/big; echo small >/dev/shm/s && rm /tmp/big && echo small >/tmp/s && echo control=ok'
+		check "$m: --memory 256M as an rlimit: 512 MiB cannot be put in /tmp ($(sed -n 2p <<<"$OUT") bytes landed); /dev/shm takes a small file, and /tmp once freed" \
+			eval '[ "$(sed -n 1p <<<"$OUT")" = rc=1 ] && [ "$(sed -n 2p <<<"$OUT")" -le 134217728 ] &&
+			      [ "$(sed -n 3p <<<"$OUT")" = control=ok ]'
+		jcheck "$m: --memory 256M as an rlimit: the tmpfs sizes share the limit" \
+			'.enforced.limits.memory == {"value":268435456,"mode":"rlimit"} and
+			 .enforced.tmpfs.basis == "memory_limit_shared" and
+			 ([.enforced.tmpfs.mounts[].size] | add) <= 268435456'
+	fi
+
+	# max lifts the default; the tmpfs mounts are then bounded by a quarter of the RAM alone.
+	sbj "$m" "$ws" --memory max -- sh -c 'stat -f -c "%b %S" /tmp'
+	jcheck "$m: --memory max lifts the default memory limit; the tmpfs mounts share a quarter of the RAM" \
+		'.enforced.limits.memory == {"value":"max","mode":"none"} and .enforced.tmpfs.basis == "ram" and
+		 ([.enforced.tmpfs.mounts[].size] | add) <= '"$((RAM / 4))"' and .exit_code == 0'
+
+	if [ "$basis" = memory_cgroup ]; then
+		# Enforced, not only reported: the run's memory cgroup on the host holds the default.
+		(sandbox "$m" "$ws" -- sh -c "sleep 30 # $TAG-def" >/dev/null 2>&1) &
+		def_pid=$!
+		wait_for pgrep -f "^sh -c sleep 30 # $TAG-def"
+		cg=$(awk -F: '$2 == "memory" { print $3 }' "/proc/$(pgrep -nf "^sh -c sleep 30 # $TAG-def")/cgroup" 2>/dev/null)
+		lim=$(cat "/sys/fs/cgroup/memory$cg/memory.limit_in_bytes" 2>/dev/null)
+		for p in $(pgrep -f "$TAG-def"); do kill -KILL "$p" 2>/dev/null; done
+		wait "$def_pid" 2>/dev/null
+		check "$m: no option: the sandbox's memory cgroup on the host ($cg) has memory.limit_in_bytes $lim = $DEFMEM" \
+			test "${lim:-0}" = "$DEFMEM"
+	fi
 
 	# --- pids ----------------------------------------------------------------------------------
 	# Each child carries TAG in its command line, so the host can look for survivors.

@@ -243,6 +243,19 @@ static void test_report_json(void **state)
 	json_object_put(o);
 }
 
+/* Half the RAM, at least 2 GiB (or 3/4 of a small host's), whole MiB. */
+static void test_default_memory(void **state)
+{
+	assert_int_equal(cr_limit_default_memory(24ull << 30), 12ull << 30);
+	assert_int_equal(cr_limit_default_memory(64ull << 30), 32ull << 30);
+	assert_int_equal(cr_limit_default_memory(3ull << 30), 2ull << 30);
+	assert_int_equal(cr_limit_default_memory(2ull << 30), 1536ull << 20);
+	assert_int_equal(cr_limit_default_memory((24ull << 30) + 12345), 12ull << 30);
+	assert_int_equal(cr_limit_default_memory(25276510208ull) % (1 << 20), 0);
+	assert_int_equal(cr_limit_default_memory(0), CR_DEFAULT_MEMORY_MIN);
+	assert_true(cr_limit_default_memory(4096) > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_discover_v1_only),
 		cmocka_unit_test(test_discover_missing),
 		cmocka_unit_test(test_report_json),
+		cmocka_unit_test(test_default_memory),
 	};
 
 	return cmocka_run_group_tests_name("cgroup", tests, NULL, NULL);

@@ -875,6 +875,111 @@ static void test_real_host_view(void **state)
 	(void)rmdir(base);
 }
 
+#define GIB (1ull << 30)
+#define MIB (1ull << 20)
+
+/* The plan with a private home and a hidden path: the hidden tmpfs and /dev stay unsized. */
+static void sized_plan(struct cr_mount_plan *plan)
+{
+	static struct cr_path_rule rules[] = { { "/srv/ws/secret", CR_PATH_HIDE } };
+	struct cr_policy p = make_policy("/srv/ws", "/home/u", rules, 1);
+
+	plan_build(&p, merged_host, plan);
+}
+
+static uint64_t tmpfs_size(const struct cr_mount_plan *plan, const char *dst)
+{
+	return must_find(plan, CR_MOUNT_TMPFS, dst)->size;
+}
+
+static void expect_unsized_sealed(const struct cr_mount_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_ops; i++)
+		if (plan->ops[i].kind == CR_MOUNT_TMPFS && !(plan->ops[i].flags & CR_MNT_WRITABLE))
+			assert_int_equal(plan->ops[i].size, 0);
+}
+
+/* No memory limit: /tmp, /dev/shm and $HOME share a quarter of the RAM. */
+static void test_tmpfs_ram(void **state)
+{
+	struct cr_mount_plan plan;
+
+	sized_plan(&plan);
+	assert_int_equal(cr_mount_plan_size_tmpfs(&plan, 24 * GIB, CR_LIMIT_INFINITY, false),
+			 CR_TMPFS_RAM);
+	assert_int_equal(tmpfs_size(&plan, "/tmp"), 3 * GIB);
+	assert_int_equal(tmpfs_size(&plan, "/dev/shm"), 1536 * MIB);
+	assert_int_equal(tmpfs_size(&plan, "/home/u"), 1536 * MIB);
+	assert_int_equal(must_find(&plan, CR_MOUNT_TMPFS, "/tmp")->nr_inodes, 3 * GIB / 8192);
+	expect_unsized_sealed(&plan);
+	/* A memory cgroup with no limit charges, but bounds nothing: the same. */
+	assert_int_equal(cr_mount_plan_size_tmpfs(&plan, 24 * GIB, CR_LIMIT_UNSET, true),
+			 CR_TMPFS_RAM);
+	assert_int_equal(tmpfs_size(&plan, "/tmp"), 3 * GIB);
+	cr_mount_plan_done(&plan);
+}
+
+/* A memory cgroup is charged for the pages: each mount may take the limit, never more than half
+ * the RAM. */
+static void test_tmpfs_cgroup(void **state)
+{
+	struct cr_mount_plan plan;
+
+	sized_plan(&plan);
+	assert_int_equal(cr_mount_plan_size_tmpfs(&plan, 24 * GIB, 64 * MIB, true),
+			 CR_TMPFS_CGROUP);
+	assert_int_equal(tmpfs_size(&plan, "/tmp"), 64 * MIB);
+	assert_int_equal(tmpfs_size(&plan, "/dev/shm"), 64 * MIB);
+	assert_int_equal(tmpfs_size(&plan, "/home/u"), 64 * MIB);
+	assert_int_equal(cr_mount_plan_size_tmpfs(&plan, 24 * GIB, 100 * GIB, true),
+			 CR_TMPFS_CGROUP);
+	assert_int_equal(tmpfs_size(&plan, "/tmp"), 12 * GIB);
+	expect_unsized_sealed(&plan);
+	cr_mount_plan_done(&plan);
+}
+
+/* A limit only an rlimit holds (RLIMIT_AS does not count tmpfs pages): the sizes add up to the
+ * limit, or to a quarter of the RAM if that is less. */
+static void test_tmpfs_shared(void **state)
+{
+	struct cr_mount_plan plan;
+
+	sized_plan(&plan);
+	assert_int_equal(cr_mount_plan_size_tmpfs(&plan, 24 * GIB, 256 * MIB, false),
+			 CR_TMPFS_SHARED);
+	assert_int_equal(tmpfs_size(&plan, "/tmp"), 128 * MIB);
+	assert_int_equal(tmpfs_size(&plan, "/dev/shm"), 64 * MIB);
+	assert_int_equal(tmpfs_size(&plan, "/home/u"), 64 * MIB);
+	assert_int_equal(must_find(&plan, CR_MOUNT_TMPFS, "/dev/shm")->nr_inodes, 8192);
+	assert_int_equal(cr_mount_plan_size_tmpfs(&plan, 24 * GIB, 20 * GIB, false),
+			 CR_TMPFS_SHARED);
+	assert_int_equal(tmpfs_size(&plan, "/tmp") + tmpfs_size(&plan, "/dev/shm") +
+				 tmpfs_size(&plan, "/home/u"),
+			 6 * GIB);
+	expect_unsized_sealed(&plan);
+	cr_mount_plan_done(&plan);
+}
+
+/* Never size=0, which tmpfs takes as no limit at all; whole pages; a floor of inodes. */
+static void test_tmpfs_tiny(void **state)
+{
+	struct cr_mount_plan plan;
+
+	sized_plan(&plan);
+	(void)cr_mount_plan_size_tmpfs(&plan, 24 * GIB, 4096, false);
+	assert_int_equal(tmpfs_size(&plan, "/tmp"), 4096);
+	assert_int_equal(tmpfs_size(&plan, "/home/u"), 4096);
+	assert_int_equal(must_find(&plan, CR_MOUNT_TMPFS, "/tmp")->nr_inodes, 1024);
+	(void)cr_mount_plan_size_tmpfs(&plan, 24 * GIB, 10 * MIB + 123, false);
+	assert_int_equal(tmpfs_size(&plan, "/tmp") % 4096, 0);
+	assert_true(tmpfs_size(&plan, "/tmp") <= 5 * MIB + 62);
+	/* RAM unknown: still bounded. */
+	(void)cr_mount_plan_size_tmpfs(&plan, 0, CR_LIMIT_INFINITY, false);
+	assert_int_equal(tmpfs_size(&plan, "/tmp"), CR_DEFAULT_MEMORY_MIN / 8);
+	assert_string_equal(cr_tmpfs_basis_to_string(CR_TMPFS_CGROUP), "memory_cgroup");
+	cr_mount_plan_done(&plan);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -904,6 +1009,10 @@ int main(void)
 		cmocka_unit_test(test_machine_id_hidden),
 		cmocka_unit_test(test_kind_names),
 		cmocka_unit_test(test_real_host_view),
+		cmocka_unit_test(test_tmpfs_ram),
+		cmocka_unit_test(test_tmpfs_cgroup),
+		cmocka_unit_test(test_tmpfs_shared),
+		cmocka_unit_test(test_tmpfs_tiny),
 	};
 
 	return cmocka_run_group_tests_name("mount-plan", tests, NULL, NULL);

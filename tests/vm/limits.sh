@@ -77,6 +77,13 @@ median() {
 	sort -n | awk '{ v[NR] = $1 } END { if (NR) printf "%s", v[int((NR + 1) / 2)]; else printf "?" }'
 }
 
+# The physical RAM, and the default memory limit: half of it, at least 2 GiB or 3/4 of a small
+# host's, whole MiB (cr_limit_default_memory()).
+RAM=$(($(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) * 1024))
+# shellcheck disable=SC2017 # rounded as the C code rounds it
+DEFMEM=$((RAM / 4 * 3 < 2147483648 ? RAM / 4 * 3 : 2147483648))
+DEFMEM=$(((RAM / 2 > DEFMEM ? RAM / 2 : DEFMEM) / 1048576 * 1048576))
+
 start=$(ms)
 for mode in root user; do
 	ws=/tmp/lws.$mode
@@ -92,8 +99,9 @@ for mode in root user; do
 		'"name":"limit_cpu","state":"ok","required":false,"value":"cgroup2"' '"ready":true'
 
 	sb "$mode" "$ws" --timeout 60 -- cat /proc/self/cgroup
-	has "$mode: no option: pids 4096 by cgroup2, no memory cap, every limit reported" \
-		'"pids":{"value":4096,"mode":"cgroup2"}' '"memory":{"value":null,"mode":"none"}' \
+	has "$mode: no option: pids 4096 and the default memory limit ($DEFMEM) by cgroup2, which bounds the tmpfs mounts, every limit reported" \
+		'"pids":{"value":4096,"mode":"cgroup2"}' '"memory":{"value":'"$DEFMEM"',"mode":"cgroup2"}' \
+		'"tmpfs":{"basis":"memory_cgroup","ram":'"$RAM"',' \
 		'"memory_swap":' '"cpu":' '"cpu_time":' '"file_size":' '"open_files":' \
 		'"oom_killed":false' '"pids_limit_hit":false' '"exit_code":0'
 	# The sandbox's cgroup namespace is rooted where its pid 1 was at clone time: "0::/" shows
@@ -105,6 +113,14 @@ for mode in root user; do
 	esac
 	check "$mode: the child was cloned straight into its run cgroup (clone3 CLONE_INTO_CGROUP; the command's /proc/self/cgroup is $OUT: the cgroup namespace's root)" \
 		[ "$placed" = 1 ]
+
+	# tmpfs pages are charged to the run's memory cgroup: a fill of /tmp beyond --memory ends in
+	# the OOM killer's kill, after a small write worked.
+	sb "$mode" "$ws" --memory 32M --timeout 60 -- sh -c 'echo small >/tmp/s && echo control=ok
+		dd if=/dev/zero of=/tmp/fill bs=1048576 count=64 2>/dev/null; echo rc=$?'
+	has "$mode: --memory 32M: filling /tmp with 64 MiB gets the writer OOM-killed (cgroup2 is charged for tmpfs pages)" \
+		'"memory":{"value":33554432,"mode":"cgroup2"}' '"oom_killed":true' '"basis":"memory_cgroup"'
+	check "$mode: ...after a small write to /tmp worked" eval 'printf "%s" "$OUT" | grep -q "^control=ok$"'
 
 	sb "$mode" "$ws" --memory 32M --timeout 60 -- awk 'BEGIN { s = "x"; while (1) s = s s }'
 	has "$mode: --memory 32M: the hog is OOM-killed, reported as oom_killed, exit 137 (cgroup2; swap 0)" \
