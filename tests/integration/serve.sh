@@ -85,6 +85,8 @@ for mode in $MODES; do
 	scenario "$mode" events
 	ask_profile "$mode"
 	scenario "$mode" ask "rm -f /tmp/nothing-here"
+	# corral's own files inside a session's workspace (a home), with the server's XDG_* there
+	scenario "$mode" anchors "$(mkws "$mode")"
 	# Requests piped in: the end of input still gets every answer of what was running.
 	ws=$(mkws "$mode")
 	OUT=$(cd "$ws" && printf '%s\n' '{"type":"open_session","id":1,"session":"drain-'"$mode"'","workspace":"'"$ws"'"}' \
