@@ -63,14 +63,12 @@ static int hand_over_workspace(const struct cr_policy *p, char *msg, size_t size
 	return 0;
 }
 
-/* corral's own files (anchor.h) out of the reach of the session's commands: its profiles, the
- * state directory (sessions, grants, approvals, the ledger) and the ledger. */
-static int guard_own_files(struct serve *sv, struct serve_session *s,
-			   const struct cr_serve_request *req, char *msg, size_t size)
+int serve_guard_own_files(struct serve *sv, const struct serve_session *s, struct cr_policy *p,
+			  char *msg, size_t size)
 {
 	struct cr_anchor_sources src = {
 		.dirs = &sv->dirs,
-		.profile = req->profile,
+		.profile = s->profile.source, /* "builtin", or the file's canonical path */
 		.state_dir = sv->state_dir,
 		.audit_path = sv->audit_path,
 		.env = environ,
@@ -81,8 +79,7 @@ static int guard_own_files(struct serve *sv, struct serve_session *s,
 	r = cr_anchors_collect(&src, &anchors);
 	if (r < 0)
 		return cr_msg(msg, size, r, "out of memory");
-	r = cr_policy_guard(&s->policy, &anchors, s->have_store ? s->store.workspace : NULL, msg,
-			    size);
+	r = cr_policy_guard(p, &anchors, s->have_store ? s->store.workspace : NULL, msg, size);
 	cr_anchors_done(&anchors);
 	return r;
 }
@@ -139,7 +136,7 @@ static int session_policy(struct serve *sv, struct serve_session *s,
 	if (r >= 0 && s->have_store && in.is_root)
 		r = hand_over_workspace(&s->policy, msg, size);
 	if (r >= 0)
-		r = guard_own_files(sv, s, req, msg, size);
+		r = serve_guard_own_files(sv, s, &s->policy, msg, size);
 	return r;
 }
 

@@ -486,6 +486,17 @@ def scenario_anchors(corral, home):
     check("the next session reads the same profile: no network", net == "none", str(r))
     r = s.sh("anchors2", "grep -c : /proc/net/dev")
     check("... only lo in /proc/net/dev", r.get("stdout") == "1\n", str(r))
+    # A one-off sandbox (a request beyond the profile, approved) keeps them in place too.
+    r = s.sh("anchors2", "mv .config .config.y 2>/dev/null; echo mv=$?; "
+             "mkdir -p d2/e && mv d2 d2.x && echo control=0", cwd=home,
+             request={"network": "all"})
+    if r.get("type") == "needs_approval":
+        s.call(dict(type="approve", request_id=r.get("request_id", "?"), scope="once"))
+        r = s.wait(r["id"])
+    out = r.get("stdout", "")
+    check("a one-off sandbox's command cannot rename ~/.config either; control: it renames "
+          "a directory of the workspace", r.get("sandbox") == "one-off" and
+          "mv=0" not in out and "control=0" in out, str(r))
     s.stop()
 
 
