@@ -5,8 +5,8 @@
 # (per-tier rules, the allowlist, approvals by scope, a permanent one across a restart), the
 # ledger, capability requests in one-off sandboxes, a crashed sandbox replaced, SIGKILL to the
 # server leaving no sandbox process, corral's own files inside a session's workspace (a command,
-# warm or one-off, cannot move them for the next session), and the socket transport (mode 0600, a peer of another uid
-# refused, a file that is not a socket left alone).
+# warm or one-off, cannot move them for the next session), and the socket transport (mode 0600,
+# a peer of another uid refused, a file that is not a socket left alone).
 # shellcheck source=tests/integration/lib.sh
 source "$CR_TESTS_DIR/integration/lib.sh"
 
