@@ -288,6 +288,25 @@ static int follow(const struct cr_policy *p, const struct trail *t, const char *
 	return target[0] == '/';
 }
 
+/* A file of corral's with a second name inside a writable path: a command could have made that
+ * name (a hard link stays within one mount, so only inside the writable path around it) and
+ * would change the file through it in a later run. */
+static int check_links(const struct cr_policy *p, const struct trail *t, char *msg, size_t size)
+{
+	_cleanup_free_ char *dir = strndup(t->canon, (size_t)(strrchr(t->canon, '/') - t->canon) ?: 1);
+	const char *by;
+	struct stat st;
+
+	if (!dir)
+		return -ENOMEM;
+	if (!writable(p, dir, &by) || lstat(t->canon, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_nlink < 2)
+		return 0;
+	return cr_msg(msg, size, -EPERM,
+		      "corral's %s %s has %lu names (hard links), and lies inside %s, which the command may write: a command may have made another name and could change the file through it; give corral a file with one name",
+		      t->anchor->what, t->canon, (unsigned long)st.st_nlink, by);
+}
+
 /* Resolve @t->anchor as the kernel would, one component at a time, recording the directories. */
 static int walk(const struct cr_policy *p, struct trail *t, char *msg, size_t size)
 {
@@ -365,7 +384,9 @@ static int walk(const struct cr_policy *p, struct trail *t, char *msg, size_t si
 	if (!t->missing)
 		t->existing = strlen(cur);
 	t->canon = strdup(cur[0] ? cur : "/");
-	return t->canon ? 0 : -ENOMEM;
+	if (!t->canon)
+		return -ENOMEM;
+	return t->anchor->file && !t->missing ? check_links(p, t, msg, size) : 0;
 }
 
 /* Make the missing directories of @t below its existing part, with the anchor's mode, never

@@ -277,6 +277,28 @@ static void test_file_in_the_way(void **state)
 	assert_non_null(strstr(f->msg, "not a directory"));
 }
 
+/* A ledger inside the workspace with a second name: refused; with one name: read-only. */
+static void test_hard_linked_ledger(void **state)
+{
+	struct fixture *f = *state;
+	char ledger[PATH_MAX + 16], other[PATH_MAX + 16];
+	struct cr_anchor_sources src = { .audit_path = ledger };
+	FILE *fp;
+
+	FMT(ledger, "%s/l.jsonl", f->home);
+	FMT(other, "%s/x", f->home);
+	fp = fopen(ledger, "w");
+	assert_non_null(fp);
+	(void)fclose(fp);
+	assert_int_equal(link(ledger, other), 0);
+	assert_int_equal(cr_anchors_collect(&src, &f->a), 0);
+	assert_int_equal(cr_policy_guard(&f->p, &f->a, NULL, f->msg, sizeof(f->msg)), -EPERM);
+	assert_non_null(strstr(f->msg, "hard links"));
+	assert_int_equal(unlink(other), 0);
+	assert_int_equal(cr_policy_guard(&f->p, &f->a, NULL, f->msg, sizeof(f->msg)), 0);
+	assert_true(has_rule(&f->p, ledger, CR_PATH_RO));
+}
+
 int main(void)
 {
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
@@ -290,6 +312,7 @@ int main(void)
 		T(test_session_workspace_allowed),
 		T(test_symlinks),
 		T(test_file_in_the_way),
+		T(test_hard_linked_ledger),
 	};
 
 	return cmocka_run_group_tests_name("anchor", tests, NULL, NULL);
