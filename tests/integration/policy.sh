@@ -317,6 +317,18 @@ for mode in $MODES; do
 	is "$mode: own files (e): positive control: the session's own workspace, under the state directory, is writable" \
 		'[ "$RC" = 0 ] && [ "$OUT" = "$home/.local/state/corral/sessions/$hash" ]'
 
+	# (f) a profile given by path, inside the workspace
+	printf '[profile]\ndescription = the workspace own profile\n' | as "$mode" sh -c "cat >'$home/p.ini'"
+	as "$mode" chmod 0644 "$home/p.ini"
+	[ "$mode" = user ] || chown root:root "$home/p.ini" # root's corral reads only root's profiles
+	hrun --profile ./p.ini -- sh -c 'printf "[network]\nmode = all\n" >>p.ini 2>/dev/null; echo edit=$?
+		mv p.ini p.x 2>/dev/null; echo mv=$?; echo x >p2.ini && mv p2.ini p3.ini && echo control=0'
+	res "$mode: own files (f): a profile given by path cannot be changed or moved by its command; control: files beside it can" \
+		RC=0 edit='!0' mv='!0' control=0
+	hrun --profile ./p.ini -- true
+	jcheck "$mode: own files (f): the next run with that profile has no network" \
+		'.exit_code == 0 and .enforced.network == "none"'
+
 	# A configuration directory reached through a link the command could replace.
 	as "$mode" mkdir -p "$home/real-config"
 	as "$mode" ln -s real-config "$home/cfg-link"
