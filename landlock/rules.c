@@ -100,6 +100,10 @@ static int check_host_op(const struct cr_mount_plan *mounts, const struct cr_mou
 	bool ro = op->kind == CR_MOUNT_BIND && !(op->flags & CR_MNT_WRITABLE);
 	const struct cr_mount_op *outer;
 
+	if (op->flags & CR_MNT_PIN)
+		return cr_msg(msg, size, -EINVAL,
+			      "degraded mode cannot keep %s in place: without a mount namespace nothing stops the command from renaming it, and corral's own files lie below it (run without --allow-degraded, or choose writable paths that do not contain corral's files)",
+			      op->dst);
 	if (!hidden && !ro)
 		return 0;
 	outer = shown_under(mounts, op, ro);

@@ -56,6 +56,8 @@ const char cr_run_usage[] =
 	"      --ro PATH         also show PATH, read-only (repeatable)\n"
 	"      --rw PATH         also show PATH, writable (repeatable)\n"
 	"      --hide PATH       cover PATH with an empty directory or file (repeatable)\n"
+	"                        corral's own files inside a writable path stay read-only and in\n"
+	"                        place; a writable path inside them is refused\n"
 	"Identity and network:\n"
 	"      --net=MODE        none (private network with loopback only) or host\n"
 	"      --allow-host HOST only HOST (a name, *.domain or IPv4 address; HOST:PORT for that port\n"

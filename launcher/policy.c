@@ -97,6 +97,9 @@ void cr_policy_done(struct cr_policy *p)
 	for (size_t i = 0; i < p->n_paths; i++)
 		free(p->paths[i].path);
 	free(p->paths);
+	for (size_t i = 0; i < p->n_pins; i++)
+		free(p->pins[i]);
+	free(p->pins);
 	free(p->hostname);
 	strv_freep(&p->allow_hosts);
 	strv_freep(&p->env);
@@ -575,42 +578,4 @@ int cr_policy_build(const struct cr_run_options *o, char *const *host_env, bool 
 	struct cr_policy_input in = { .opts = o, .host_env = host_env, .is_root = is_root };
 
 	return cr_policy_build_from(&in, ret, NULL, NULL, msg, size);
-}
-
-bool cr_policy_writable(const struct cr_policy *p, const char *path)
-{
-	if (!p->workspace_ro && cr_path_is_within(path, p->workspace))
-		return true;
-	for (size_t i = 0; i < p->n_paths; i++)
-		if (p->paths[i].access == CR_PATH_RW && cr_path_is_within(path, p->paths[i].path))
-			return true;
-	return false;
-}
-
-int cr_policy_protect(struct cr_policy *p, const char *path)
-{
-	struct cr_path_rule *a;
-	char *copy;
-
-	if (!cr_policy_writable(p, path))
-		return 0;
-	for (size_t i = 0; i < p->n_paths; i++)
-		if (strcmp(p->paths[i].path, path) == 0 && p->paths[i].access != CR_PATH_RW)
-			return 0; /* already read-only or hidden */
-	copy = strdup(path);
-	a = copy ? reallocarray(p->paths, p->n_paths + 1, sizeof(*a)) : NULL;
-	if (!a) {
-		free(copy);
-		return -ENOMEM;
-	}
-	p->paths = a;
-	/* The same path given writable on purpose (--rw) becomes read-only too. */
-	for (size_t i = 0; i < p->n_paths; i++)
-		if (strcmp(p->paths[i].path, path) == 0) {
-			p->paths[i].access = CR_PATH_RO;
-			free(copy);
-			return 1;
-		}
-	p->paths[p->n_paths++] = (struct cr_path_rule){ copy, CR_PATH_RO };
-	return 1;
 }

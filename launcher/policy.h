@@ -63,6 +63,10 @@ struct cr_policy {
 	char *home;	 /* $HOME inside the sandbox: an empty private directory unless bound */
 	struct cr_path_rule *paths;
 	size_t n_paths;
+	char **pins; /* directories already writable inside the workspace or a --rw path, each bound
+		      * onto itself so that the command cannot move it: the way to corral's own
+		      * files (cr_policy_guard(), anchor.h); canonical */
+	size_t n_pins;
 	enum cr_net_mode net;
 	char **allow_hosts; /* with CR_NET_HOSTS: host names and "*.domain" patterns, lower case
 			     * (see cr_host_pattern_check()); NULL-terminated; NULL otherwise */
@@ -131,13 +135,6 @@ int cr_policy_build_from(const struct cr_policy_input *in, struct cr_policy *ret
 			 struct cr_capability *ret_request, struct cr_capability *ret_baseline,
 			 char *msg, size_t msg_size);
 
-/* Keep corral's own files out of the command's reach: when @path (canonical, existing: the
- * profile and state directories, the ledger) lies inside something the policy makes writable,
- * show it read-only, so that a command cannot rewrite the profiles, grants or ledger of the runs
- * after it. Returns 1 if a rule was added, 0 if none was needed, or -ENOMEM. */
-int cr_policy_protect(struct cr_policy *p, const char *path);
-/* Does the policy let the command write @path (canonical): inside the workspace or a --rw path? */
-bool cr_policy_writable(const struct cr_policy *p, const char *path);
 
 /* Validate @opts and resolve it into a policy: paths canonicalized and checked to exist, the
  * environment built from @host_env, defaults filled in. @launcher_is_root selects the id rules

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "anchor.h"
 #include "cli.h"
 #include "driver.h"
 #include "exit-codes.h"
@@ -190,80 +191,31 @@ static int hand_over_workspace(const struct cr_policy *p, char *msg, size_t size
 	return 0;
 }
 
-/* Canonical form of @path even when it does not exist yet: its nearest existing ancestor
- * resolved, the rest appended. */
-static int canonical_maybe_missing(const char *path, char **ret)
+/* corral's own files (anchor.h) out of the command's reach: its profiles, the state directory
+ * (sessions, grants, the ledger) and the ledger, also when no session needs the state now. */
+static int guard_own_files(struct cr_policy *p, const struct cr_run_options *o,
+			   const struct cr_gate *g, char *msg, size_t size)
 {
-	_cleanup_free_ char *head = strdup(path), *canon = NULL;
-	char *slash;
+	_cleanup_free_ char *state = NULL;
+	struct cr_anchor_sources src = {
+		.dirs = &g->dirs,
+		.profile = o->profile,
+		.seccomp_profile = o->seccomp_profile,
+		.state_dir = g->state_dir,
+		.audit_path = g->audit_path,
+		.env = environ,
+	};
+	struct cr_anchors anchors = {};
+	int r;
 
-	if (!head)
-		return -ENOMEM;
-	while (cr_path_canonicalize(head, &canon) < 0) {
-		slash = strrchr(head, '/');
-		if (!slash || slash == head)
-			return -ENOENT;
-		*slash = '\0';
-	}
-	if (asprintf(ret, "%s%s", strcmp(canon, "/") == 0 ? "" : canon, path + strlen(head)) < 0)
-		return -ENOMEM;
-	return 0;
-}
-
-/* Could the sandbox's uid write @path? Only a question when root started corral: the sandbox
- * then runs as p->uid, and a path of root's that others cannot write is safe as it is (and a bind
- * of a 0700 directory of root's would fail in the sandbox). */
-static bool sandbox_can_write(const struct cr_policy *p, const char *path)
-{
-	struct stat st;
-
-	if (geteuid() != 0 || stat(path, &st) < 0)
-		return true;
-	return st.st_uid == p->uid || (st.st_mode & S_IWOTH) ||
-	       (st.st_gid == p->gid && (st.st_mode & S_IWGRP));
-}
-
-/* The profiles, the state directory (sessions, grants, the ledger) and the ledger must not be
- * writable by the command, or it could widen the policy of the runs after it. */
-static int protect_own_files(struct cr_policy *p, const struct cr_gate *g, char *msg,
-			     size_t size)
-{
-	_cleanup_free_ char *config = NULL, *state = NULL;
-	const char *paths[3] = { NULL, NULL, g->audit_path };
-	int r = 0;
-
-	if (g->dirs.user_dir) {
-		config = strdup(g->dirs.user_dir);
-		if (!config)
-			return -ENOMEM;
-		*strrchr(config, '/') = '\0'; /* .../corral/profiles -> .../corral */
-		paths[0] = config;
-	}
 	if (!g->state_dir && cr_state_dir(environ, &state) == 0)
-		paths[1] = state;
-	else
-		paths[1] = g->state_dir;
-	for (size_t i = 0; i < ELEMENTSOF(paths) && r >= 0; i++) {
-		_cleanup_free_ char *canon = NULL;
-
-		if (!paths[i] || canonical_maybe_missing(paths[i], &canon) < 0 ||
-		    !cr_policy_writable(p, canon))
-			continue;
-		/* Missing: root's corral refuses profiles and state of another uid, so what the
-		 * sandbox (another uid) might create there is refused; a user's sandbox runs as the
-		 * user, so the directory is made now and shown read-only. */
-		if (access(canon, F_OK) < 0 && (geteuid() == 0 || cr_state_mkdir(canon, msg, size) < 0)) {
-			if (geteuid() == 0)
-				continue;
-			return -EPERM;
-		}
-		if (!sandbox_can_write(p, canon))
-			continue; /* root's files, out of reach of the sandbox's uid */
-		r = cr_policy_protect(p, canon);
-		if (r > 0)
-			cr_debug("%s is inside what the command may write: shown read-only", canon);
-	}
-	return r < 0 ? -ENOMEM : 0;
+		src.state_dir = state;
+	r = cr_anchors_collect(&src, &anchors);
+	if (r < 0)
+		return cr_msg(msg, size, r, "out of memory");
+	r = cr_policy_guard(p, &anchors, g->have_session ? g->session.workspace : NULL, msg, size);
+	cr_anchors_done(&anchors);
+	return r;
 }
 
 /* The profile, the session, the ledger, then the policy on top of the profile, and the
@@ -293,7 +245,7 @@ static int build(struct cr_run_options *o, struct cr_policy *p, struct run_state
 	if (r >= 0 && in.session_workspace && in.is_root)
 		r = hand_over_workspace(p, msg, sizeof(msg));
 	if (r >= 0)
-		r = protect_own_files(p, &s->gate, msg, sizeof(msg));
+		r = guard_own_files(p, o, &s->gate, msg, sizeof(msg));
 	if (r >= 0)
 		r = cr_gate_decide(&s->gate, o, msg, sizeof(msg));
 	if (r < 0) {

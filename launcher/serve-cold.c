@@ -116,6 +116,8 @@ int serve_cold_policy(struct serve *sv, struct serve_exec *x, struct cr_policy *
 	if (r >= 0) {
 		r = cr_policy_build_from(&in, ret, NULL, NULL, msg, size);
 		cr_run_options_done(&o);
+		if (r >= 0 && (r = serve_guard_own_files(sv, s, ret, msg, size)) < 0)
+			cr_policy_done(ret);
 	}
 	if (r >= 0) {
 		ret->argv = x->argv; /* owned by the exec, which outlives the helper's copy */

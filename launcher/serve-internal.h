@@ -252,6 +252,11 @@ int serve_execs_tick(struct serve *sv);
 void serve_client_gone(struct serve *sv, uint64_t client);
 void serve_shutdown(struct serve *sv);
 
+/* corral's own files (anchor.h) out of reach of the commands of session @s run under @p (the
+ * warm sandbox's policy, or a cold exec's): cr_policy_guard(). 0 or -errno with @msg. */
+int serve_guard_own_files(struct serve *sv, const struct serve_session *s, struct cr_policy *p,
+			  char *msg, size_t size);
+
 /* The one-off sandbox of a cold exec (serve-cold.c). */
 int serve_cold_policy(struct serve *sv, struct serve_exec *x, struct cr_policy *ret, char *msg,
 		      size_t size);

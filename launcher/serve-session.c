@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "anchor.h"
 #include "cli.h"
 #include "exit-codes.h"
 #include "log.h"
@@ -62,24 +63,25 @@ static int hand_over_workspace(const struct cr_policy *p, char *msg, size_t size
 	return 0;
 }
 
-/* corral's own files (profiles, state, the ledger) are shown read-only when the session could
- * write them, so that a command cannot widen the policy of the commands after it. */
-static int protect_own_files(struct serve *sv, struct cr_policy *p)
+int serve_guard_own_files(struct serve *sv, const struct serve_session *s, struct cr_policy *p,
+			  char *msg, size_t size)
 {
-	const char *paths[] = {sv->dirs.user_dir, sv->state_dir, sv->audit_path};
-	int r = 0;
+	struct cr_anchor_sources src = {
+		.dirs = &sv->dirs,
+		.profile = s->profile.source, /* "builtin", or the file's canonical path */
+		.state_dir = sv->state_dir,
+		.audit_path = sv->audit_path,
+		.env = environ,
+	};
+	struct cr_anchors anchors = {};
+	int r;
 
-	for (size_t i = 0; i < ELEMENTSOF(paths) && r >= 0; i++) {
-		_cleanup_free_ char *canon = paths[i] ? realpath(paths[i], NULL) : NULL;
-		struct stat st;
-
-		if (!canon || !cr_policy_writable(p, canon) || stat(canon, &st) < 0)
-			continue;
-		if (geteuid() == 0 && st.st_uid != p->uid && !(st.st_mode & S_IWOTH))
-			continue; /* root's files, out of the sandbox uid's reach */
-		r = cr_policy_protect(p, canon);
-	}
-	return r < 0 ? -ENOMEM : 0;
+	r = cr_anchors_collect(&src, &anchors);
+	if (r < 0)
+		return cr_msg(msg, size, r, "out of memory");
+	r = cr_policy_guard(p, &anchors, s->have_store ? s->store.workspace : NULL, msg, size);
+	cr_anchors_done(&anchors);
+	return r;
 }
 
 /* `corral run` options as if given on the command line with nothing but the workspace, so
@@ -133,8 +135,8 @@ static int session_policy(struct serve *sv, struct serve_session *s,
 	cr_run_options_done(&o);
 	if (r >= 0 && s->have_store && in.is_root)
 		r = hand_over_workspace(&s->policy, msg, size);
-	if (r >= 0 && protect_own_files(sv, &s->policy) < 0)
-		r = cr_msg(msg, size, -ENOMEM, "out of memory");
+	if (r >= 0)
+		r = serve_guard_own_files(sv, s, &s->policy, msg, size);
 	return r;
 }
 

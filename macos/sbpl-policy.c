@@ -45,6 +45,12 @@ int cr_sbpl_from_policy(const struct cr_policy *p, const char *tmpdir, bool inte
 		return cr_msg(msg, msg_size, -ENOTSUP,
 			      "network allow_hosts needs corral's filtering proxy, which the macos driver does not have yet: choose none or all");
 	}
+	/* FIXME: deny renaming each pinned directory in the profile instead, once that is tried on
+	 * a Mac; until then refuse what a sandbox profile here does not hold. */
+	if (p->n_pins)
+		return cr_msg(msg, msg_size, -ENOTSUP,
+			      "corral's own files lie inside a writable path (%s, below %s): the macos driver cannot keep the directories above them in place yet; choose a workspace that does not contain them",
+			      p->pins[0], p->workspace);
 	ro = rules_of(p, CR_PATH_RO, &in.n_read);
 	rw = rules_of(p, CR_PATH_RW, &in.n_write);
 	hide = rules_of(p, CR_PATH_HIDE, &in.n_hide);

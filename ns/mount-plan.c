@@ -181,6 +181,7 @@ static bool shown_from_host(const struct cr_policy *p, const char *path)
 
 struct ordered_rule {
 	struct cr_path_rule rule;
+	bool pin;
 	unsigned depth;
 	size_t index;
 };
@@ -201,25 +202,38 @@ static int cmp_depth(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-static int add_user(const struct cr_policy *p, struct cr_mount_plan *plan,
-		    const struct cr_host_view *host)
+/* The workspace, the user's paths, then the pins (writable, each inside one of those). */
+static struct ordered_rule *order_rules(const struct cr_policy *p, size_t n)
 {
-	_cleanup_free_ struct ordered_rule *rules = NULL;
-	size_t n = p->n_paths + 1;
-	int r = 0;
+	struct ordered_rule *rules = calloc(n, sizeof(*rules));
 
-	rules = calloc(n, sizeof(*rules));
 	if (!rules)
-		return -ENOMEM;
+		return NULL;
 	for (size_t i = 0; i < n; i++) {
-		rules[i].rule = i == 0 ? (struct cr_path_rule){ p->workspace,
-								p->workspace_ro ? CR_PATH_RO
-										: CR_PATH_RW }
-				       : p->paths[i - 1];
+		if (i == 0)
+			rules[i].rule = (struct cr_path_rule){
+				p->workspace, p->workspace_ro ? CR_PATH_RO : CR_PATH_RW };
+		else if (i <= p->n_paths)
+			rules[i].rule = p->paths[i - 1];
+		else
+			rules[i].rule = (struct cr_path_rule){ p->pins[i - 1 - p->n_paths], CR_PATH_RW };
+		rules[i].pin = i > p->n_paths;
 		rules[i].depth = cr_path_depth(rules[i].rule.path);
 		rules[i].index = i;
 	}
 	qsort(rules, n, sizeof(*rules), cmp_depth);
+	return rules;
+}
+
+static int add_user(const struct cr_policy *p, struct cr_mount_plan *plan,
+		    const struct cr_host_view *host)
+{
+	size_t n = p->n_paths + p->n_pins + 1;
+	_cleanup_free_ struct ordered_rule *rules = order_rules(p, n);
+	int r = 0;
+
+	if (!rules)
+		return -ENOMEM;
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		const struct cr_path_rule *u = &rules[i].rule;
 		unsigned file = host->is_dir(u->path) ? 0 : CR_MNT_FILE;
@@ -229,8 +243,9 @@ static int add_user(const struct cr_policy *p, struct cr_mount_plan *plan,
 				 : add(plan, CR_MOUNT_TMPFS, 0, 0755, NULL, u->path);
 		else
 			r = add(plan, CR_MOUNT_BIND,
-				file | (u->access == CR_PATH_RW ? CR_MNT_WRITABLE : 0), 0, u->path,
-				u->path);
+				file | (u->access == CR_PATH_RW ? CR_MNT_WRITABLE : 0) |
+					(rules[i].pin ? CR_MNT_PIN : 0),
+				0, u->path, u->path);
 	}
 	return r;
 }

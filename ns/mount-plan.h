@@ -26,6 +26,9 @@ enum cr_mount_flags {
 	CR_MNT_WRITABLE = 1 << 0, /* binds: writable; tmpfs: stays writable after setup */
 	CR_MNT_OPTIONAL = 1 << 1, /* skip silently if the source (or, for RDONLY, dst) is missing */
 	CR_MNT_FILE = 1 << 2,	  /* the mount point is a file, not a directory */
+	CR_MNT_PIN = 1 << 3,	  /* a writable bind of a directory onto itself, inside another
+				   * writable bind: it holds the directory in place (a mount point
+				   * cannot be renamed or removed), for corral's own files (anchor.h) */
 };
 
 struct cr_mount_op {

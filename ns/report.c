@@ -44,7 +44,7 @@ static json_object *id_pair(uint32_t inside, uint32_t outside)
  * the files that hold a private machine id.
  * Taken from the plan the child carried out, not from the options, so the report cannot drift
  * from what was mounted. */
-enum plan_class { SHOWN_RO, SHOWN_RW, HIDDEN, PRIVATE, MACHINE_ID };
+enum plan_class { SHOWN_RO, SHOWN_RW, PINNED, HIDDEN, PRIVATE, MACHINE_ID };
 
 static bool in_class(const struct cr_mount_op *op, enum plan_class c)
 {
@@ -53,8 +53,10 @@ static bool in_class(const struct cr_mount_op *op, enum plan_class c)
 	switch (c) {
 	case SHOWN_RO:
 		return op->kind == CR_MOUNT_BIND && !w;
-	case SHOWN_RW:
-		return op->kind == CR_MOUNT_BIND && w;
+	case SHOWN_RW: /* a pinned directory is writable only as part of another path */
+		return op->kind == CR_MOUNT_BIND && w && !(op->flags & CR_MNT_PIN);
+	case PINNED:
+		return op->kind == CR_MOUNT_BIND && (op->flags & CR_MNT_PIN);
 	case HIDDEN:
 		return op->kind == CR_MOUNT_NULL || (op->kind == CR_MOUNT_TMPFS && !w &&
 						     strcmp(op->dst, "/dev") != 0);
@@ -204,6 +206,7 @@ int cr_ns_report(const struct cr_run *run, json_object *o)
 	r = r ?: add(o, "root", json_object_new_string("tmpfs+pivot_root"));
 	r = r ?: add(o, "read_only", plan_paths(plan, SHOWN_RO));
 	r = r ?: add(o, "writable", plan_paths(plan, SHOWN_RW));
+	r = r ?: add(o, "pinned", plan_paths(plan, PINNED));
 	r = r ?: add(o, "hidden", plan_paths(plan, HIDDEN));
 	r = r ?: add(o, "private", plan_paths(plan, PRIVATE));
 	r = r ?: add(o, "tmpfs", tmpfs_json(run));

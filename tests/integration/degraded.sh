@@ -207,5 +207,13 @@ for mode in $MODES; do
 	res "$mode: degraded: --hide of a path nothing shows is fine: it is out of reach anyway" RC=$EACCES
 	dsb "$mode" "$ws" --landlock=required --landlock-min-abi "$ABI" -- true
 	res "$mode: degraded: --landlock=required --landlock-min-abi $ABI run" RC=0
+	# corral's own files inside the workspace: no mount can hold them in place
+	OUT=$(cd "$ws" && as "$mode" env XDG_CONFIG_HOME="$ws/.config" timeout -k 5 30 "$PEER" deny-userns -- \
+		"$CORRAL" run --grant once --allow-degraded -- sh -c 'mv .config .c.x; echo ran' 2>&1)
+	RC=$?
+	fact says grep -q "degraded mode cannot keep $ws/.config in place" <<<"$OUT"
+	fact ran grep -qx ran <<<"$OUT"
+	res "$mode: degraded: corral's configuration inside the workspace: exit 125, saying why, nothing ran" \
+		says=1 ran=0 RC=125
 done
 true

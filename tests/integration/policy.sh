@@ -221,28 +221,125 @@ for mode in $MODES; do
 		'[ "$RC" = 125 ] && ! grep -qx ran <<<"$OUT"'
 
 	# --- corral's own files inside a writable workspace ----------------------------------
-	# An agent working in its home: the profiles and the state live inside the workspace. The
-	# command must not be able to plant a profile or a grant for the runs after it.
+	# An agent working in its home: the profiles, the state (sessions, grants, the ledger) and
+	# the cache live inside the workspace. Whatever the command does to them or to the
+	# directories above them, the runs after it read the same files at the same places.
 	home=$(mkws "$mode")
-	OUT=$(cd "$home" && as "$mode" env XDG_CONFIG_HOME="$home/.config" XDG_STATE_HOME="$home/.state" \
-		"$CORRAL" run --grant once --ro "$BIN" -- sh -c '
+	henv=(env HOME="$home" XDG_CONFIG_HOME="$home/.config" XDG_STATE_HOME="$home/.local/state"
+		XDG_CACHE_HOME="$home/.cache")
+	# hrun [OPTS] -- CMD...: corral run as MODE from $home (the workspace), with corral's files
+	# inside it; no grant is given.
+	hrun() {
+		OUT=$(cd "$home" && as "$mode" "${henv[@]}" "$CORRAL" run --json-status "$STF" "$@" \
+			2>"$CR_TMP/stderr")
+		RC=$?
+		ERR=$(<"$CR_TMP/stderr")
+		ST=$(cat "$STF" 2>/dev/null)
+		rm -f "$STF"
+	}
+	sid="anchor-$mode-$$"
+	hash=$(printf %s "$sid" | sha256sum | cut -c1-32)
+	hrun --session "$sid" -- true
+	res "$mode: own files: a session is made with the state inside the home" RC=0
+	ledger=$home/.local/state/corral/audit.jsonl
+	lines=$(wc -l <"$ledger")
+
+	# (a) a profile planted through a renamed ancestor
+	hrun -- sh -c 'mv .config .config.x 2>/dev/null; echo mv=$?
+		mv .config/corral .config/c.x 2>/dev/null; echo mvc=$?
 		mkdir -p .config/corral/profiles 2>/dev/null
-		printf "[network]\nmode = all\n" >.config/corral/profiles/workspace.ini 2>/dev/null; echo profile=$?
-		echo "{}" >>.state/corral/audit.jsonl 2>/dev/null; echo ledger=$?
-		echo ok >control 2>/dev/null; echo control=$?' 2>&1)
+		printf "[network]\nmode = all\n" >.config/corral/profiles/workspace.ini 2>/dev/null; echo plant=$?
+		mkdir -p .config/ctl 2>/dev/null && mv .config/ctl .config/ctl2 && echo cfgctl=0
+		mkdir -p d/e && mv d d.x && echo ctl=0
+		echo w >control && echo control=0'
+	res "$mode: own files (a): ~/.config and ~/.config/corral cannot be renamed, no profile planted; control: a directory of the workspace is made and renamed, a file written" \
+		RC=0 mv='!0' mvc='!0' plant='!0' ctl=0 control=0
+	# root's corral made ~/.config (0700, root's): the sandbox (uid 65534) cannot use it
+	[ "$mode" = root ] || res "$mode: own files (a): control: a directory in ~/.config is made and renamed" cfgctl=0
+	hrun -- cat /proc/net/dev
+	jcheck "$mode: own files (a): the next run has no network (profile workspace as built in)" \
+		'.exit_code == 0 and .profile == "workspace" and .enforced.network == "none"'
+	is "$mode: own files (a): ... /proc/net/dev lists only lo" \
+		'[ "$RC" = 0 ] && [ "$(grep -c ":" <<<"$OUT")" = 1 ] && grep -q "lo:" <<<"$OUT"'
+	jcheck "$mode: own files: the status shows the directories above corral's pinned, not as writable" \
+		'(.enforced.pinned | index("'"$home"'/.config")) != null and (.enforced.pinned | index("'"$home"'/.local")) != null and .enforced.writable == ["'"$home"'"]'
+	# root's sandbox cannot search root's ~/.config: nothing below it is bound
+	[ "$mode" = root ] || jcheck "$mode: own files: ... and corral's directories read-only" \
+		'(.enforced.read_only | index("'"$home"'/.config/corral")) != null and (.enforced.read_only | index("'"$home"'/.local/state/corral")) != null'
+
+	# (b) a session's grants forged through a renamed ancestor
+	hrun -- sh -c 'mv .local .local.x 2>/dev/null; echo mv=$?
+		mv .local/state .local/state.x 2>/dev/null; echo mvs=$?
+		mkdir -p .local/state/corral/sessions 2>/dev/null
+		cp -a .local.x/state/corral/sessions/. .local/state/corral/sessions/ 2>/dev/null
+		echo "{\"time\":\"2026-01-01T00:00:00Z\",\"scope\":\"session\",\"profile\":\"workspace\",\"grant\":{\"network\":\"all\"}}" \
+			>>.local/state/corral/sessions/'"$hash"'.grants.jsonl 2>/dev/null; echo forge=$?
+		mkdir -p d/e && mv d d.y && echo control=0'
+	res "$mode: own files (b): ~/.local and the state directory cannot be renamed, the grants file not written; control: a directory of the workspace is renamed" \
+		RC=0 mv='!0' mvs='!0' forge='!0' control=0
+	hrun --session "$sid" --net=host -- true
+	jcheck "$mode: own files (b): --session ID --net=host is still denied (126)" \
+		'.outcome == "denied" and .exit_code == 126 and .denied.needs == {"network": "all"} and .denied.session == "'"$sid"'"'
+
+	# (c) the ledger moved away or replaced by a link
+	lines=$(wc -l <"$ledger")
+	hrun -- sh -c 'mv .local/state/corral/audit.jsonl x 2>/dev/null; echo mv=$?
+		ln -sf /dev/null .local/state/corral/audit.jsonl 2>/dev/null; echo link=$?
+		mv .local/state/corral .local/state/c.x 2>/dev/null; echo mvd=$?
+		mv .local/state .local/s.x 2>/dev/null; ln -sT s.x .local/state 2>/dev/null; echo swap=$?
+		echo ok >ledger-control && echo control=0'
+	res "$mode: own files (c): the ledger cannot be moved or replaced, nor its directories; control: the workspace is written" \
+		RC=0 mv='!0' link='!0' mvd='!0' swap='!0' control=0
+	hrun -- true
+	is "$mode: own files (c): the runs go on appending to the same ledger" \
+		'[ "$RC" = 0 ] && [ "$(wc -l <"$ledger")" = $((lines + 2)) ] && [ -d "$home/.local/state" ] && [ ! -L "$home/.local/state" ]'
+
+	# (d) links: hard links into or out of corral's files, a symbolic link in place of a directory
+	hrun -- sh -c 'ln .local/state/corral/audit.jsonl hard 2>/dev/null; echo hard=$?
+		echo "[network]" >evil.ini; ln evil.ini .config/corral/evil.ini 2>/dev/null; echo into=$?
+		mv .cache .cache.x 2>/dev/null; ln -sT /tmp .cache 2>/dev/null; echo cache=$?
+		ln evil.ini evil2.ini && ln -s evil.ini evil3.ini && echo control=0'
+	res "$mode: own files (d): no hard link to the ledger or into the profiles, ~/.cache not replaced by a link; control: links in the workspace" \
+		RC=0 hard='!0' into='!0' cache='!0' control=0
+	is "$mode: own files (d): ~/.cache is still the directory corral made" \
+		'[ -d "$home/.cache/corral" ] && [ ! -L "$home/.cache" ]'
+
+	# (e) a writable path inside corral's files is refused, naming both
+	hrun --rw "$home/.local/state/corral/sessions" -- true
+	is "$mode: own files (e): --rw inside the state directory is refused (125), naming both paths" \
+		'[ "$RC" = 125 ] && grep -qF -- "--rw $home/.local/state/corral/sessions" <<<"$ERR" && grep -qF "state directory $home/.local/state/corral" <<<"$ERR"'
+	OUT=$(cd "$ws" && as "$mode" "${henv[@]}" "$CORRAL" run --workspace "$home/.config/corral" -- true 2>&1)
 	RC=$?
-	if [ "$mode" = root ] && [ "$(id -u)" -eq 0 ]; then
-		# root's sandbox runs as 65534: what it plants belongs to 65534, which root's corral
-		# refuses to read as a profile
-		OUT2=$(cd "$home" && env XDG_CONFIG_HOME="$home/.config" XDG_STATE_HOME="$home/.state" \
-			"$CORRAL" run -- true 2>&1)
-		RC2=$?
-		is "$mode: a profile planted by root's sandbox is refused by root's next run (125, ownership)" \
-			'[ "$RC" = 0 ] && grep -qx control=0 <<<"$OUT" && [ "$RC2" = 125 ] && grep -q "owned by uid 65534" <<<"$OUT2"'
-	else
-		is "$mode: the profile directory and the ledger inside the workspace are read-only to the command; the workspace is not" \
-			'[ "$RC" = 0 ] && grep -qx "profile=[1-9]" <<<"$OUT" && grep -qx "ledger=[1-9]" <<<"$OUT" && grep -qx control=0 <<<"$OUT" && [ ! -s "$home/.config/corral/profiles/workspace.ini" ]'
-	fi
+	is "$mode: own files (e): a workspace inside the configuration directory is refused (125)" \
+		'[ "$RC" = 125 ] && grep -qF "configuration directory $home/.config/corral" <<<"$OUT"'
+	OUT=$(cd / && as "$mode" "${henv[@]}" "$CORRAL" run --session "$sid" -- sh -c 'echo s >note && pwd' 2>&1)
+	RC=$?
+	is "$mode: own files (e): positive control: the session's own workspace, under the state directory, is writable" \
+		'[ "$RC" = 0 ] && [ "$OUT" = "$home/.local/state/corral/sessions/$hash" ]'
+
+	# (f) a profile given by path, inside the workspace
+	printf '[profile]\ndescription = the workspace own profile\n' | as "$mode" sh -c "cat >'$home/p.ini'"
+	as "$mode" chmod 0644 "$home/p.ini"
+	[ "$mode" = user ] || chown root:root "$home/p.ini" # root's corral reads only root's profiles
+	hrun --profile ./p.ini -- sh -c 'printf "[network]\nmode = all\n" >>p.ini 2>/dev/null; echo edit=$?
+		mv p.ini p.x 2>/dev/null; echo mv=$?; echo x >p2.ini && mv p2.ini p3.ini && echo control=0'
+	res "$mode: own files (f): a profile given by path cannot be changed or moved by its command; control: files beside it can" \
+		RC=0 edit='!0' mv='!0' control=0
+	hrun --profile ./p.ini -- true
+	jcheck "$mode: own files (f): the next run with that profile has no network" \
+		'.exit_code == 0 and .enforced.network == "none"'
+
+	# A configuration directory reached through a link the command could replace.
+	as "$mode" mkdir -p "$home/real-config"
+	as "$mode" ln -s real-config "$home/cfg-link"
+	OUT=$(cd "$home" && as "$mode" "${henv[@]}" XDG_CONFIG_HOME="$home/cfg-link" "$CORRAL" run -- true 2>&1)
+	RC=$?
+	is "$mode: own files: a configuration directory behind a link inside the workspace is refused (125)" \
+		'[ "$RC" = 125 ] && grep -qF "symbolic link $home/cfg-link" <<<"$OUT"'
+	OUT=$(cd "$home" && as "$mode" "${henv[@]}" XDG_CONFIG_HOME="$home/real-config" "$CORRAL" run -- \
+		sh -c 'mv real-config r.x 2>/dev/null; echo mv=$?' 2>&1)
+	RC=$?
+	res "$mode: own files: positive control: named by its target, it runs and is pinned" RC=0 mv='!0'
 
 	# --- profiles: list, show, errors ----------------------------------------------------
 	OUT=$(as "$mode" "$CORRAL" profile list --json 2>&1)

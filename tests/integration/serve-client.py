@@ -462,11 +462,51 @@ def scenario_socket(corral, other_uid):
     os.rmdir(d)
 
 
+def scenario_anchors(corral, home):
+    """A session whose workspace holds corral's own files (its profiles, its state): its
+    commands cannot move them or the directories above them, and the next session reads the
+    same profile."""
+    os.environ.update(HOME=home, XDG_CONFIG_HOME=home + "/.config",
+                      XDG_STATE_HOME=home + "/.local/state", XDG_CACHE_HOME=home + "/.cache")
+    s = Server(corral)
+    s.open("anchors", workspace=home)
+    r = s.sh("anchors", "mv .config .config.x 2>/dev/null; echo mv=$?; "
+             "mkdir -p .config/corral/profiles 2>/dev/null; "
+             "printf '[network]\\nmode = all\\n' >.config/corral/profiles/workspace.ini 2>/dev/null; "
+             "echo plant=$?; mv .local .local.x 2>/dev/null; echo mvl=$?; "
+             "mkdir -p d/e && mv d d.x && echo control=0", cwd=home)
+    out = r.get("stdout", "")
+    check("a command cannot rename ~/.config or ~/.local, nor plant a profile",
+          "mv=0" not in out and "plant=0" not in out and "mvl=0" not in out, str(r))
+    check("positive control: it renames a directory of the workspace", "control=0" in out,
+          str(r))
+    s.call(dict(type="close_session", session="anchors"))
+    r = s.open("anchors2", workspace=home)
+    net = r.get("enforced", {}).get("network")
+    check("the next session reads the same profile: no network", net == "none", str(r))
+    r = s.sh("anchors2", "grep -c : /proc/net/dev")
+    check("... only lo in /proc/net/dev", r.get("stdout") == "1\n", str(r))
+    # A one-off sandbox (a request beyond the profile, approved) keeps them in place too.
+    r = s.sh("anchors2", "mv .config .config.y 2>/dev/null; echo mv=$?; "
+             "mkdir -p d2/e && mv d2 d2.x && echo control=0", cwd=home,
+             request={"network": "all"})
+    if r.get("type") == "needs_approval":
+        s.call(dict(type="approve", request_id=r.get("request_id", "?"), scope="once"))
+        r = s.wait(r["id"])
+    out = r.get("stdout", "")
+    check("a one-off sandbox's command cannot rename ~/.config either; control: it renames "
+          "a directory of the workspace", r.get("sandbox") == "one-off" and
+          "mv=0" not in out and "control=0" in out, str(r))
+    s.stop()
+
+
 def main():
     name, corral, args = sys.argv[1], sys.argv[2], sys.argv[3:]
     try:
         if name == "ask":
             scenario_ask(corral, args[0])
+        elif name == "anchors":
+            scenario_anchors(corral, args[0])
         elif name == "socket":
             scenario_socket(corral, int(args[0]) if args else None)
         else:

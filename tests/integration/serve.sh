@@ -4,8 +4,9 @@
 # and truncation flags, a timeout that kills the whole tree, the ask/approve/deny round trips
 # (per-tier rules, the allowlist, approvals by scope, a permanent one across a restart), the
 # ledger, capability requests in one-off sandboxes, a crashed sandbox replaced, SIGKILL to the
-# server leaving no sandbox process, and the socket transport (mode 0600, a peer of another uid
-# refused, a file that is not a socket left alone).
+# server leaving no sandbox process, corral's own files inside a session's workspace (a command,
+# warm or one-off, cannot move them for the next session), and the socket transport (mode 0600,
+# a peer of another uid refused, a file that is not a socket left alone).
 # shellcheck source=tests/integration/lib.sh
 source "$CR_TESTS_DIR/integration/lib.sh"
 
@@ -85,6 +86,8 @@ for mode in $MODES; do
 	scenario "$mode" events
 	ask_profile "$mode"
 	scenario "$mode" ask "rm -f /tmp/nothing-here"
+	# corral's own files inside a session's workspace (a home), with the server's XDG_* there
+	scenario "$mode" anchors "$(mkws "$mode")"
 	# Requests piped in: the end of input still gets every answer of what was running.
 	ws=$(mkws "$mode")
 	OUT=$(cd "$ws" && printf '%s\n' '{"type":"open_session","id":1,"session":"drain-'"$mode"'","workspace":"'"$ws"'"}' \

@@ -429,12 +429,30 @@ static void test_generate_refuses(void **state)
 	cr_sbpl_done(&s);
 }
 
+/* A policy with pinned directories (corral's own files inside the workspace) is refused: the
+ * profile could not hold them in place. */
+static void test_pins_refused(void **state)
+{
+	char *pins[] = { "/Users/dev/.config" };
+	struct cr_policy p = { .workspace = "/Users/dev", .home = "/Users/dev", .pins = pins,
+			       .n_pins = 1 };
+	struct cr_sbpl s = {};
+	char msg[512];
+
+	(void)state;
+	assert_int_equal(cr_sbpl_from_policy(&p, "/t", false, &s, msg, sizeof(msg)), -ENOTSUP);
+	assert_non_null(strstr(msg, "/Users/dev/.config"));
+	p.n_pins = 0;
+	assert_int_equal(cr_sbpl_from_policy(&p, "/t", false, &s, msg, sizeof(msg)), 0);
+	cr_sbpl_done(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_golden),	       cmocka_unit_test(test_profile_contents),
 		cmocka_unit_test(test_injection),      cmocka_unit_test(test_paths_refused),
-		cmocka_unit_test(test_generate_refuses),
+		cmocka_unit_test(test_generate_refuses), cmocka_unit_test(test_pins_refused),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
