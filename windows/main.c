@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli-win.h"
+#include "json-text.h"
 #include "exit-codes.h"
 #include "log.h"
 
@@ -120,9 +121,8 @@ int cr_win_doctor_main(int argc, char **argv)
 	json_object_object_add(o, "ready", json_object_new_boolean(ready));
 	json_object_object_add(o, "checks", checks);
 	if (json)
-		(void)printf("%s\n",
-			     json_object_to_json_string_ext(
-				     o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+		(void)cr_json_puts(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
+				   stdout);
 	else
 		(void)printf("ready: %s\n", ready ? "yes" : "no");
 	json_object_put(o);

@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "macro.h"
+#include "windows-internal.h"
 #include "wsl.h"
 #include "wstr.h"
 
@@ -28,6 +29,7 @@ static wchar_t wtmp[MAX_PATH];
 static char log_path[MAX_PATH * 3]; /* fake-wsl's record */
 static char status_path[MAX_PATH * 3];
 static char output[65536]; /* corral's stdout and stderr */
+static const wchar_t *corral_cwd; /* corral.exe's current directory; NULL: this one's */
 
 static void setenv_w(const char *name, const char *value)
 {
@@ -54,7 +56,8 @@ static bool file_exists(const char *path)
 	return cr_win_utf16(path, &w) == 0 && GetFileAttributesW(w) != INVALID_FILE_ATTRIBUTES;
 }
 
-/* Start corral.exe with @args (NULL-terminated), its stdout and stderr into *@ret_out. */
+/* Start corral.exe with @args (NULL-terminated), its stdout and stderr into *@ret_out. U+E000
+ * in an argument is passed as an unpaired surrogate, U+D800. */
 static HANDLE corral_start(const char *const *args, HANDLE *ret_out)
 {
 	char *argv[64];
@@ -73,6 +76,9 @@ static HANDLE corral_start(const char *const *args, HANDLE *ret_out)
 	argv[n] = NULL;
 	assert_int_equal(cr_win_join_cmdline(argv, &line), 0);
 	assert_int_equal(cr_win_utf16(line, &wline), 0);
+	for (wchar_t *c = wline; *c; c++) /* cr_win_join_cmdline() takes UTF-8 only */
+		if (*c == 0xe000)
+			*c = 0xd800;
 	assert_int_equal(cr_win_utf16(corral_exe, &wapp), 0);
 	assert_true(GetTempFileNameW(wtmp, L"out", 0, out_path) != 0);
 	out = CreateFileW(out_path, GENERIC_READ | GENERIC_WRITE,
@@ -81,7 +87,7 @@ static HANDLE corral_start(const char *const *args, HANDLE *ret_out)
 	assert_true(out != INVALID_HANDLE_VALUE);
 	si.hStdInput = NULL;
 	si.hStdOutput = si.hStdError = out;
-	assert_true(CreateProcessW(wapp, wline, NULL, NULL, TRUE, 0, NULL, NULL, &si, &pi));
+	assert_true(CreateProcessW(wapp, wline, NULL, NULL, TRUE, 0, NULL, corral_cwd, &si, &pi));
 	(void)CloseHandle(pi.hThread);
 	*ret_out = out;
 	return pi.hProcess;
@@ -194,6 +200,7 @@ static void records_free(struct record *recs, int n)
 
 static int setup(void **state)
 {
+	corral_cwd = NULL;
 	setenv_w("CORRAL_WSL_EXE", fake_wsl);
 	setenv_w("FAKE_WSL_LOG", log_path);
 	setenv_w("FAKE_WSL_EXIT", NULL);
@@ -363,6 +370,83 @@ static void test_windows_env(void **state)
 			 125);
 	setenv_w("CR_HOST_ONLY", NULL);
 	setenv_w("CR_POLICY_VAR", NULL);
+}
+
+/* The status file's bytes must be strict JSON in strict UTF-8, whatever the names in it: parsed
+ * with UTF-8 validation and checked byte by byte. The parsed status. */
+static json_object *status_read_strict(void)
+{
+	_cleanup_free_ wchar_t *w = NULL;
+	static char text[65536];
+	json_tokener *tok = json_tokener_new();
+	json_object *o;
+	HANDLE h;
+	DWORD got = 0;
+
+	assert_int_equal(cr_win_utf16(status_path, &w), 0);
+	h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING, 0, NULL);
+	assert_true(h != INVALID_HANDLE_VALUE);
+	assert_true(ReadFile(h, text, sizeof(text) - 1, &got, NULL));
+	(void)CloseHandle(h);
+	text[got] = '\0';
+	printf("#   status: %.*s\n", (int)strcspn(text, "\n"), text);
+	assert_true(cr_wsl_utf8_valid(text));
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	o = json_tokener_parse_ex(tok, text, (int)got);
+	assert_int_equal(json_tokener_get_error(tok), json_tokener_success);
+	json_tokener_free(tok);
+	assert_non_null(o);
+	return o;
+}
+
+/* A workspace whose name holds an unpaired surrogate (NTFS allows one): the status names it with
+ * U+FFFD, as strict UTF-8 JSON. Under Wine, which cannot create such a name, the workspace does
+ * not exist and the run is refused; its status quotes the name (the message). On Windows, the
+ * user cd's into such a directory and runs corral: the command runs there. */
+static void test_status_unpaired_surrogate(void **state)
+{
+	char ws[MAX_PATH * 3];
+	wchar_t wws[MAX_PATH], mark[MAX_PATH];
+	const char *wine = cr_win_wine_version();
+	json_object *st;
+
+	/* U+E000 in an argument is sent as the unpaired surrogate U+D800 (corral_start()) */
+	(void)snprintf(ws, sizeof(ws), "%s\\ws-\xee\x80\x80-end", tmp);
+	for (int backend = 0; backend < 2; backend++) {
+		delete_file(status_path);
+		assert_int_equal(corral((const char *[]){"run", "--net=host", "--backend",
+							 backend ? "wsl" : "windows", "--workspace",
+							 ws, "--json-status", status_path, "--",
+							 helper, "exit", "0", NULL}),
+				 125);
+		st = status_read_strict();
+		assert_string_equal(str(st, "outcome"), "setup_failed");
+		assert_non_null(strstr(str(json_object_object_get(st, "error"), "message"),
+				       "\\ws-\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd-end"));
+		json_object_put(st);
+	}
+
+	swprintf(wws, MAX_PATH, L"%ls\\ws-\xd800-end", wtmp);
+	if (!CreateDirectoryW(wws, NULL) && wine) {
+		printf("# skipped on Wine %s (it cannot create a name with an unpaired surrogate): "
+		       "the run in such a workspace\n",
+		       wine);
+		return;
+	}
+	swprintf(mark, MAX_PATH, L"%ls\\ran", wws);
+	corral_cwd = wws;
+	assert_int_equal(corral((const char *[]){"run", "--net=host", "--json-status", status_path,
+						 "--", helper, "write", "ran", NULL}),
+			 0);
+	assert_true(GetFileAttributesW(mark) != INVALID_FILE_ATTRIBUTES); /* in that workspace */
+	st = status_read_strict();
+	assert_string_equal(str(st, "outcome"), "exited");
+	assert_non_null(strstr(str(json_object_object_get(st, "enforced"), "tmpdir"),
+			       "\\ws-\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd-end\\.corral-tmp."));
+	json_object_put(st);
+	corral_cwd = NULL;
+	(void)DeleteFileW(mark);
+	(void)RemoveDirectoryW(wws);
 }
 
 /* Not found is 127 (exec_failed); a timeout is 124 (timed_out) and ends the command. */
@@ -827,6 +911,7 @@ int main(void)
 		cmocka_unit_test_setup(test_windows_options, setup),
 		cmocka_unit_test_setup(test_windows_refusals, setup),
 		cmocka_unit_test_setup(test_windows_env, setup),
+		cmocka_unit_test_setup(test_status_unpaired_surrogate, setup),
 		cmocka_unit_test_setup(test_windows_not_found_timeout, setup),
 		cmocka_unit_test_setup(test_wsl_hostile_args, setup),
 		cmocka_unit_test_setup(test_wsl_missing, setup),
