@@ -49,6 +49,7 @@ static const char run_usage[] =
 	"  --spawn yes|no         no: the command cannot start processes\n"
 	"  --setenv NAME=VALUE    set a variable in the command's environment\n"
 	"  --keep-env NAME        pass a variable of corral's environment\n"
+	"                         (PATH is the system's standard one unless kept or set)\n"
 	"  --allow-degraded       windows: run in a Job Object alone (Job-only mode) when a Low\n"
 	"                         integrity token cannot be made; the status says so\n"
 	"  --json-status FILE     write the JSON status of the run to FILE\n"

@@ -449,6 +449,92 @@ static void test_status_unpaired_surrogate(void **state)
 	(void)RemoveDirectoryW(wws);
 }
 
+/* The standard PATH the command gets: this system's own directories, as cli-win.c builds it. */
+static void standard_path(char *buf, size_t size)
+{
+	wchar_t windir[MAX_PATH];
+	_cleanup_free_ char *w = NULL;
+
+	assert_true(GetSystemWindowsDirectoryW(windir, MAX_PATH) > 0);
+	assert_int_equal(cr_win_utf8(windir, &w), 0);
+	(void)snprintf(buf, size,
+		       "%s\\system32;%s;%s\\System32\\Wbem;%s\\System32\\WindowsPowerShell\\v1.0;"
+		       "%s\\System32\\OpenSSH",
+		       w, w, w, w, w);
+}
+
+/* The caller's PATH starts with a directory of its own holding a program: the command neither
+ * sees that directory nor runs that program by name. It gets the standard PATH, which finds
+ * cmd.exe; --keep-env PATH and --setenv PATH give the caller's directory back on request. */
+static void test_windows_path(void **state)
+{
+	char bin[MAX_PATH * 3], prog[MAX_PATH * 3], want[MAX_PATH * 8], caller[MAX_PATH * 8];
+	char set[MAX_PATH * 3 + 8], line[MAX_PATH * 8 + 8];
+	_cleanup_free_ wchar_t *wbin = NULL, *wprog = NULL, *whelper = NULL;
+	wchar_t saved[8192];
+	_cleanup_free_ char *saved8 = NULL;
+	DWORD had = GetEnvironmentVariableW(L"PATH", saved, 8192);
+
+	assert_true(had > 0 && had < 8192);
+	assert_int_equal(cr_win_utf8(saved, &saved8), 0);
+	(void)snprintf(bin, sizeof(bin), "%s\\callerbin", tmp);
+	(void)snprintf(prog, sizeof(prog), "%s\\cr-caller-only.exe", bin);
+	assert_int_equal(cr_win_utf16(bin, &wbin), 0);
+	assert_int_equal(cr_win_utf16(prog, &wprog), 0);
+	assert_int_equal(cr_win_utf16(helper, &whelper), 0);
+	assert_true(CreateDirectoryW(wbin, NULL) || GetLastError() == ERROR_ALREADY_EXISTS);
+	assert_true(CopyFileW(whelper, wprog, FALSE));
+	(void)snprintf(caller, sizeof(caller), "%s;%s", bin, saved8);
+	setenv_w("PATH", caller);
+
+	/* the attack: the program only the caller's PATH names */
+	assert_int_equal(corral((const char *[]){"run", "--net=host", "--workspace", tmp, "--",
+						 "cr-caller-only", "exit", "7", NULL}),
+			 127);
+	assert_non_null(strstr(output, "not found in the command's PATH"));
+	assert_int_equal(corral((const char *[]){"run", "--net=host", "--workspace", tmp, "--",
+						 helper, "getenv", "PATH", NULL}),
+			 0);
+	standard_path(want, sizeof(want));
+	(void)snprintf(line, sizeof(line), "PATH=%s\r\n", want); /* the helper's text mode */
+	assert_non_null(strstr(output, line));
+	assert_null(strstr(output, "callerbin"));
+	/* positive controls: the standard PATH finds the system's programs; the caller's PATH on
+	 * request */
+	assert_int_equal(corral((const char *[]){"run", "--net=host", "--workspace", tmp, "--",
+						 "cmd.exe", "/c", "exit", "3", NULL}),
+			 3);
+	assert_int_equal(
+		corral((const char *[]){"run", "--net=host", "--workspace", tmp, "--keep-env",
+					"PATH", "--", "cr-caller-only", "exit", "7", NULL}),
+		7);
+	(void)snprintf(set, sizeof(set), "PATH=%s", bin);
+	assert_int_equal(
+		corral((const char *[]){"run", "--net=host", "--workspace", tmp, "--setenv", set,
+					"--", "cr-caller-only", "exit", "7", NULL}),
+		7);
+
+	/* wsl: wsl.exe gets the standard PATH (WSL appends wsl.exe's PATH to the distro's) and no
+	 * WSLENV (which would forward PATH) */
+	setenv_w("WSLENV", "PATH/l:CR_X");
+	assert_int_equal(corral((const char *[]){"run", "--backend", "wsl", "--workspace", tmp,
+						 "--json-status", status_path, "--", "true", NULL}),
+			 0);
+	json_object *st = status_read(), *inner, *env;
+
+	inner = json_object_object_get(st, "inner");
+	env = json_object_object_get(inner, "fake_env");
+	assert_non_null(env);
+	assert_string_equal(str(env, "PATH"), want);
+	assert_null(json_object_object_get(env, "WSLENV"));
+	json_object_put(st);
+
+	setenv_w("WSLENV", NULL);
+	setenv_w("PATH", saved8);
+	(void)DeleteFileW(wprog);
+	(void)RemoveDirectoryW(wbin);
+}
+
 /* Not found is 127 (exec_failed); a timeout is 124 (timed_out) and ends the command. */
 static void test_windows_not_found_timeout(void **state)
 {
@@ -911,6 +997,7 @@ int main(void)
 		cmocka_unit_test_setup(test_windows_options, setup),
 		cmocka_unit_test_setup(test_windows_refusals, setup),
 		cmocka_unit_test_setup(test_windows_env, setup),
+		cmocka_unit_test_setup(test_windows_path, setup),
 		cmocka_unit_test_setup(test_status_unpaired_surrogate, setup),
 		cmocka_unit_test_setup(test_windows_not_found_timeout, setup),
 		cmocka_unit_test_setup(test_wsl_hostile_args, setup),
