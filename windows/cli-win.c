@@ -453,11 +453,14 @@ int cr_win_args(int *ret_argc, char ***ret_argv)
 	v = calloc((size_t)n + 1, sizeof(char *));
 	if (!v)
 		return -ENOMEM;
-	for (int i = 0; i < n; i++)
-		if (cr_win_utf8(w[i], &v[i]) < 0) {
+	for (int i = 0; i < n; i++) {
+		int r = cr_win_utf8(w[i], &v[i]);
+
+		if (r < 0) {
 			strv_free(v);
-			return -EINVAL;
+			return r;
 		}
+	}
 	*ret_argc = n;
 	*ret_argv = v;
 	return 0;

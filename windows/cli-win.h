@@ -88,7 +88,7 @@ int cr_win_status_write(struct json_object *o, const char *path);
 int cr_win_status_check(const char *path);
 
 /* The command line as UTF-8 strings (CommandLineToArgvW on GetCommandLineW: main()'s argv is
- * in the ANSI code page). 0 or -errno. */
+ * in the ANSI code page), an unpaired surrogate as cr_win_utf8() writes it. 0 or -ENOMEM. */
 int cr_win_args(int *ret_argc, char ***ret_argv);
 /* The process environment as UTF-8 KEY=VALUE strings (the "=C:" entries left out). */
 int cr_win_environ(char ***ret);

@@ -170,8 +170,9 @@ int main(void)
 	/* Text as UTF-8 bytes, no CRLF translation: what the Linux corral prints. */
 	(void)_setmode(_fileno(stdout), _O_BINARY);
 	(void)_setmode(_fileno(stderr), _O_BINARY);
-	if (cr_win_args(&argc, &argv) < 0) {
-		cr_log_error("the command line is not valid UTF-16");
+	r = cr_win_args(&argc, &argv);
+	if (r < 0) {
+		cr_log_errno(r, "cannot read the command line");
 		return CR_EXIT_SETUP;
 	}
 	r = dispatch(argc, argv);

@@ -399,10 +399,11 @@ static json_object *status_read_strict(void)
 	return o;
 }
 
-/* A workspace whose name holds an unpaired surrogate (NTFS allows one): the status names it with
- * U+FFFD, as strict UTF-8 JSON. Under Wine, which cannot create such a name, the workspace does
- * not exist and the run is refused; its status quotes the name (the message). On Windows, the
- * user cd's into such a directory and runs corral: the command runs there. */
+/* A workspace whose name holds an unpaired surrogate (NTFS allows one), or an argument that
+ * does: the status names it with U+FFFD, as strict UTF-8 JSON. Under Wine, which cannot create such
+ * a name, the workspace does not exist and the run is refused; its status quotes the name (the
+ * message). On Windows, the user cd's into such a directory and runs corral: the command runs
+ * there. */
 static void test_status_unpaired_surrogate(void **state)
 {
 	char ws[MAX_PATH * 3];
@@ -425,6 +426,20 @@ static void test_status_unpaired_surrogate(void **state)
 				       "\\ws-\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd-end"));
 		json_object_put(st);
 	}
+
+	/* an argument of the command: refused (a command line is built from UTF-8 only), and the
+	 * status quotes it */
+	delete_file(status_path);
+	assert_int_equal(corral((const char *[]){"run", "--net=host", "--workspace", tmp,
+						 "--json-status", status_path, "--", helper, "exit",
+						 "0", "\xee\x80\x80", NULL}),
+			 125);
+	st = status_read_strict();
+	assert_string_equal(str(st, "outcome"), "setup_failed");
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(
+				    json_object_object_get(st, "command"), 3)),
+			    "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	json_object_put(st);
 
 	swprintf(wws, MAX_PATH, L"%ls\\ws-\xd800-end", wtmp);
 	if (!CreateDirectoryW(wws, NULL) && wine) {
