@@ -256,12 +256,58 @@ static const char *env_find(char **env, const char *name, size_t len)
 	return NULL;
 }
 
-/* The command's environment: a small base (what Windows programs need to start), then
- * --keep-env names, then --setenv, a later entry replacing an earlier one. */
+/* @kv (NAME=VALUE) pushed onto @env, replacing the entry of the same name. */
+static int env_set(char ***env, const char *kv)
+{
+	size_t len = strcspn(kv, "="), k = 0;
+
+	for (size_t j = 0; *env && (*env)[j]; j++) {
+		if (_strnicmp((*env)[j], kv, len) == 0 && (*env)[j][len] == '=')
+			free((*env)[j]);
+		else
+			(*env)[k++] = (*env)[j];
+	}
+	if (*env)
+		(*env)[k] = NULL;
+	return strv_push(env, kv);
+}
+
+int cr_win_standard_path(const char *windir, char **ret)
+{
+	const char *w = windir;
+
+	if (asprintf(ret,
+		     "%s\\system32;%s;%s\\System32\\Wbem;%s\\System32\\WindowsPowerShell\\v1.0;"
+		     "%s\\System32\\OpenSSH",
+		     w, w, w, w, w) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+int cr_win_standard_path_entry(char **ret)
+{
+	wchar_t windir[MAX_PATH];
+	UINT n = GetSystemWindowsDirectoryW(windir, MAX_PATH);
+	_cleanup_free_ char *w = NULL, *path = NULL;
+	int r;
+
+	if (n == 0 || n >= MAX_PATH)
+		return -ENOENT;
+	r = cr_win_utf8(windir, &w);
+	if (r >= 0)
+		r = cr_win_standard_path(w, &path);
+	if (r >= 0 && asprintf(ret, "PATH=%s", path) < 0)
+		r = -ENOMEM;
+	return r;
+}
+
+/* The command's environment: a small base (what Windows programs need to start) with the standard
+ * PATH, never the caller's (its entries name the user's profile layout, and commands would find
+ * programs there that nobody chose to give them); then --keep-env names, then --setenv, a later
+ * entry replacing an earlier one, as on Linux (launcher/env.c). */
 static int build_env(const struct cr_win_run_options *o, char **host, char ***ret)
 {
-	static const char *const base[] = {"PATH",
-					   "PATHEXT",
+	static const char *const base[] = {"PATHEXT",
 					   "SYSTEMROOT",
 					   "SYSTEMDRIVE",
 					   "WINDIR",
@@ -269,9 +315,13 @@ static int build_env(const struct cr_win_run_options *o, char **host, char ***re
 					   "OS",
 					   "PROCESSOR_ARCHITECTURE",
 					   "NUMBER_OF_PROCESSORS"};
+	_cleanup_free_ char *path = NULL;
 	char **env = NULL;
-	int r = 0;
+	int r;
 
+	r = cr_win_standard_path_entry(&path);
+	if (r >= 0)
+		r = strv_push(&env, path);
 	for (size_t i = 0; i < ELEMENTSOF(base) && r >= 0; i++) {
 		const char *e = env_find(host, base[i], strlen(base[i]));
 
@@ -281,31 +331,11 @@ static int build_env(const struct cr_win_run_options *o, char **host, char ***re
 	for (size_t i = 0; o->keep_env && o->keep_env[i] && r >= 0; i++) {
 		const char *e = env_find(host, o->keep_env[i], strlen(o->keep_env[i]));
 
-		if (e && !env_find(env, o->keep_env[i], strlen(o->keep_env[i])))
-			r = strv_push(&env, e);
+		if (e)
+			r = env_set(&env, e);
 	}
-	for (size_t i = 0; o->setenv && o->setenv[i] && r >= 0; i++) {
-		size_t len = strcspn(o->setenv[i], "=");
-
-		for (size_t j = 0; env && env[j]; j++)
-			if (_strnicmp(env[j], o->setenv[i], len) == 0 && env[j][len] == '=')
-				env[j][0] = '\0'; /* dropped below */
-		r = strv_push(&env, o->setenv[i]);
-	}
-	if (r >= 0) { /* remove the replaced entries */
-		size_t k = 0;
-
-		for (size_t j = 0; env && env[j]; j++) {
-			if (env[j][0])
-				env[k++] = env[j];
-			else
-				free(env[j]);
-		}
-		if (env)
-			env[k] = NULL;
-		else if (!(env = calloc(1, sizeof(char *))))
-			r = -ENOMEM;
-	}
+	for (size_t i = 0; o->setenv && o->setenv[i] && r >= 0; i++)
+		r = env_set(&env, o->setenv[i]);
 	if (r < 0) {
 		strv_free(env);
 		return r;
@@ -392,9 +422,13 @@ int cr_win_policy_build(const struct cr_win_run_options *o, char **host_env, str
 	if (r < 0)
 		return r;
 	p.cwd = strdup(p.workspace);
-	if (!p.cwd || build_env(o, host_env, &p.env) < 0) {
+	r = p.cwd ? build_env(o, host_env, &p.env) : -ENOMEM;
+	if (r < 0) {
 		cr_win_policy_done(&p);
-		return cr_msg(msg, size, -ENOMEM, "out of memory");
+		return cr_msg(msg, size, r,
+			      r == -ENOMEM
+				      ? "out of memory"
+				      : "the Windows directory (the command's PATH) is unknown");
 	}
 	*ret = p;
 	return 0;
@@ -419,11 +453,14 @@ int cr_win_args(int *ret_argc, char ***ret_argv)
 	v = calloc((size_t)n + 1, sizeof(char *));
 	if (!v)
 		return -ENOMEM;
-	for (int i = 0; i < n; i++)
-		if (cr_win_utf8(w[i], &v[i]) < 0) {
+	for (int i = 0; i < n; i++) {
+		int r = cr_win_utf8(w[i], &v[i]);
+
+		if (r < 0) {
 			strv_free(v);
-			return -EINVAL;
+			return r;
 		}
+	}
 	*ret_argc = n;
 	*ret_argv = v;
 	return 0;

@@ -47,6 +47,16 @@ struct cr_win_run_options {
 int cr_win_run_parse(int argc, char **argv, struct cr_win_run_options *ret, char *msg, size_t size);
 void cr_win_run_options_done(struct cr_win_run_options *o);
 
+/* The command's PATH unless --keep-env PATH or --setenv PATH give another: the directories of a
+ * fresh Windows install's system PATH under @windir (C:\Windows): system32, the Windows
+ * directory itself, System32\Wbem, System32\WindowsPowerShell\v1.0, System32\OpenSSH. Never the
+ * caller's PATH. 0 or -ENOMEM. */
+int cr_win_standard_path(const char *windir, char **ret);
+/* "PATH=" and cr_win_standard_path() of this system's Windows directory: the system's own
+ * (GetSystemWindowsDirectoryW), not %SystemRoot%, which the caller sets. 0, -ENOENT or
+ * -ENOMEM. */
+int cr_win_standard_path_entry(char **ret);
+
 /* The policy the windows driver enforces, from @o and the host environment (UTF-8 KEY=VALUE).
  * The workspace is made absolute and must be a directory. 0 or -errno with @msg. Free with
  * cr_win_policy_done(). */
@@ -78,7 +88,7 @@ int cr_win_status_write(struct json_object *o, const char *path);
 int cr_win_status_check(const char *path);
 
 /* The command line as UTF-8 strings (CommandLineToArgvW on GetCommandLineW: main()'s argv is
- * in the ANSI code page). 0 or -errno. */
+ * in the ANSI code page), an unpaired surrogate as cr_win_utf8() writes it. 0 or -ENOMEM. */
 int cr_win_args(int *ret_argc, char ***ret_argv);
 /* The process environment as UTF-8 KEY=VALUE strings (the "=C:" entries left out). */
 int cr_win_environ(char ***ret);
@@ -92,8 +102,10 @@ int cr_win_doctor_main(int argc, char **argv);
 
 /* wsl.exe: $CORRAL_WSL_EXE if set (tests), else System32, else PATH. 0 or -ENOENT. */
 int cr_win_find_wsl(wchar_t **ret);
-/* Run @app with @argv (argv[0] included), standard handles inherited; with @ret_out, standard
- * output is captured instead (all of it, up to 1 MiB). Waits; 0 with @ret_exit or -errno. */
+/* Run @app (wsl.exe) with @argv (argv[0] included), standard handles inherited; with @ret_out,
+ * standard output is captured instead (all of it, up to 1 MiB). Its environment is corral.exe's
+ * with the standard PATH (cr_win_standard_path_entry()) and without WSLENV, so that neither
+ * brings the caller's PATH into the distro. Waits; 0 with @ret_exit or -errno. */
 int cr_win_run_process(const wchar_t *app, char *const *argv, int *ret_exit, char **ret_out,
 		       size_t *ret_out_len);
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli-win.h"
+#include "json-text.h"
 #include "exit-codes.h"
 #include "log.h"
 
@@ -48,6 +49,7 @@ static const char run_usage[] =
 	"  --spawn yes|no         no: the command cannot start processes\n"
 	"  --setenv NAME=VALUE    set a variable in the command's environment\n"
 	"  --keep-env NAME        pass a variable of corral's environment\n"
+	"                         (PATH is the system's standard one unless kept or set)\n"
 	"  --allow-degraded       windows: run in a Job Object alone (Job-only mode) when a Low\n"
 	"                         integrity token cannot be made; the status says so\n"
 	"  --json-status FILE     write the JSON status of the run to FILE\n"
@@ -120,9 +122,8 @@ int cr_win_doctor_main(int argc, char **argv)
 	json_object_object_add(o, "ready", json_object_new_boolean(ready));
 	json_object_object_add(o, "checks", checks);
 	if (json)
-		(void)printf("%s\n",
-			     json_object_to_json_string_ext(
-				     o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+		(void)cr_json_puts(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
+				   stdout);
 	else
 		(void)printf("ready: %s\n", ready ? "yes" : "no");
 	json_object_put(o);
@@ -169,8 +170,9 @@ int main(void)
 	/* Text as UTF-8 bytes, no CRLF translation: what the Linux corral prints. */
 	(void)_setmode(_fileno(stdout), _O_BINARY);
 	(void)_setmode(_fileno(stderr), _O_BINARY);
-	if (cr_win_args(&argc, &argv) < 0) {
-		cr_log_error("the command line is not valid UTF-16");
+	r = cr_win_args(&argc, &argv);
+	if (r < 0) {
+		cr_log_errno(r, "cannot read the command line");
 		return CR_EXIT_SETUP;
 	}
 	r = dispatch(argc, argv);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli-win.h"
+#include "json-text.h"
 #include "macro.h"
 #include "outcome.h"
 #include "win-macro.h"
@@ -110,14 +111,17 @@ json_object *cr_win_status_build(const struct cr_win_status *s)
 
 int cr_win_status_write(json_object *o, const char *path)
 {
-	const char *text = json_object_to_json_string_ext(
-		o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	_cleanup_free_ char *text =
+		cr_json_text(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	_cleanup_free_ wchar_t *w = NULL;
 	_cleanup_handle_ HANDLE h = INVALID_HANDLE_VALUE;
-	size_t len = strlen(text);
+	size_t len;
 	DWORD done = 0;
 	int r;
 
+	if (!text)
+		return -ENOMEM;
+	len = strlen(text);
 	r = cr_win_utf16(path, &w);
 	if (r < 0)
 		return r;

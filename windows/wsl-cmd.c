@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli-win.h"
+#include "json-text.h"
 #include "exit-codes.h"
 #include "log.h"
 #include "win-macro.h"
@@ -300,9 +301,8 @@ static int status(const wchar_t *wsl, const struct wsl_options *o)
 		json_object_object_add(j, "corral",
 				       s.corral[0] ? json_object_new_string(s.corral) : NULL);
 		json_object_object_add(j, "ready", json_object_new_boolean(ready));
-		(void)printf("%s\n",
-			     json_object_to_json_string_ext(
-				     j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+		(void)cr_json_puts(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
+				   stdout);
 		json_object_put(j);
 	} else {
 		(void)printf("wsl.exe: %s\n", wsl8 ? wsl8 : "not found");

@@ -98,11 +98,46 @@ static int read_all(HANDLE h, char **ret, size_t *ret_len)
 	return 0;
 }
 
+/* wsl.exe's environment block: corral.exe's, with the standard PATH and without WSLENV. WSL
+ * appends the PATH of wsl.exe, translated to /mnt/c/..., to the distro's (unless the distro's
+ * wsl.conf turns appendWindowsPath off), and WSLENV names variables it forwards into the distro:
+ * the caller's PATH would reach the inner corral either way. The inner corral gives the sandbox
+ * the standard Linux PATH in any case; this keeps the Windows one out of the distro too. */
+static int wsl_env(wchar_t **ret)
+{
+	_cleanup_free_ char *path = NULL;
+	char **host = NULL, **env = NULL;
+	size_t n = 0, k = 0;
+	int r;
+
+	r = cr_win_environ(&host);
+	if (r < 0)
+		return r;
+	while (host[n])
+		n++;
+	r = cr_win_standard_path_entry(&path);
+	env = r >= 0 ? calloc(n + 2, sizeof(char *)) : NULL;
+	if (r >= 0 && !env)
+		r = -ENOMEM;
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		if (_strnicmp(host[i], "PATH=", 5) != 0 && _strnicmp(host[i], "WSLENV=", 7) != 0)
+			env[k++] = host[i];
+	if (r >= 0) {
+		env[k] = path;
+		r = cr_win_env_block(env, ret);
+	}
+	free(env);
+	for (size_t i = 0; i < n; i++)
+		free(host[i]);
+	free(host);
+	return r;
+}
+
 int cr_win_run_process(const wchar_t *app, char *const *argv, int *ret_exit, char **ret_out,
 		       size_t *ret_out_len)
 {
 	_cleanup_free_ char *line = NULL;
-	_cleanup_free_ wchar_t *wline = NULL;
+	_cleanup_free_ wchar_t *wline = NULL, *wenv = NULL;
 	_cleanup_handle_ HANDLE rd = NULL, wr = NULL, in = NULL, err = NULL;
 	SECURITY_ATTRIBUTES sa = {.nLength = sizeof(sa), .bInheritHandle = TRUE};
 	STARTUPINFOW si = {.cb = sizeof(si)};
@@ -113,6 +148,8 @@ int cr_win_run_process(const wchar_t *app, char *const *argv, int *ret_exit, cha
 	r = cr_win_join_cmdline(argv, &line);
 	if (r >= 0)
 		r = cr_win_utf16(line, &wline);
+	if (r >= 0)
+		r = wsl_env(&wenv);
 	if (r < 0)
 		return r;
 	if (ret_out) {
@@ -126,7 +163,8 @@ int cr_win_run_process(const wchar_t *app, char *const *argv, int *ret_exit, cha
 		si.hStdOutput = wr;
 		si.hStdError = err;
 	}
-	if (!CreateProcessW(app, wline, NULL, NULL, TRUE, 0, NULL, NULL, &si, &pi))
+	if (!CreateProcessW(app, wline, NULL, NULL, TRUE, CREATE_UNICODE_ENVIRONMENT, wenv, NULL,
+			    &si, &pi))
 		return cr_win_last_errno();
 	(void)CloseHandle(pi.hThread);
 	handle_closep(&wr);

@@ -13,7 +13,10 @@
  *                                           writes an inner status to FILE (/mnt/c/x -> C:\x)
  *                                           as $FAKE_WSL_INNER says: good (default; exit_code
  *                                           $FAKE_WSL_EXIT, the command as received), garbage,
- *                                           none (nothing); exits $FAKE_WSL_EXIT (0). */
+ *                                           none (nothing); exits $FAKE_WSL_EXIT (0). The
+ *                                           good status has "fake_env": this process's PATH
+ *                                           and WSLENV (null when unset), what WSL would
+ *                                           carry into the distro. */
 #include <windows.h> /* first: the other Win32 headers need it */
 #include <json-c/json.h>
 #include <shellapi.h>
@@ -86,6 +89,13 @@ static int list(void)
 	return 0;
 }
 
+static json_object *env_string(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v ? json_object_new_string(v) : NULL;
+}
+
 /* /mnt/c/users/x -> C:\users\x */
 static char *from_mnt(const char *p)
 {
@@ -125,6 +135,7 @@ static int run(int argc, char **argv)
 	else {
 		json_object *o = json_object_new_object(), *cmd = json_object_new_array();
 		json_object *enforced = json_object_new_object(), *ns = json_object_new_array();
+		json_object *fake_env = json_object_new_object();
 
 		for (int i = dashdash + 1; i < argc; i++)
 			json_object_array_add(cmd, json_object_new_string(argv[i]));
@@ -144,6 +155,9 @@ static int run(int argc, char **argv)
 		json_object_object_add(o, "enforced", enforced);
 		json_object_object_add(o, "error", NULL);
 		json_object_object_add(o, "profile", json_object_new_string("workspace"));
+		json_object_object_add(fake_env, "PATH", env_string("PATH"));
+		json_object_object_add(fake_env, "WSLENV", env_string("WSLENV"));
+		json_object_object_add(o, "fake_env", fake_env);
 		fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), f);
 		fputs("\n", f);
 		json_object_put(o);

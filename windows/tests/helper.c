@@ -14,7 +14,8 @@
  *                     CR_HOST_ONLY is unset; 21-25 for the first check that failed
  *   spawn             0 if a child process could be started, 30 if not
  *   alloc MB          0 if MB MiB could be committed and touched, 40 if not
- *   argv ...          print each argument (as CommandLineToArgvW splits it) on a line */
+ *   argv ...          print each argument (as CommandLineToArgvW splits it) on a line
+ *   getenv NAME       print "NAME=VALUE" (UTF-8) on a line; 0, or 26 if NAME is unset */
 #include <windows.h> /* first: the other Win32 headers need it */
 #include <shellapi.h>
 #include <winternl.h>
@@ -131,6 +132,20 @@ static int print_argv(int argc, wchar_t **argv)
 	return fflush(stdout) == 0 ? 0 : 3;
 }
 
+static int print_env(const wchar_t *name)
+{
+	wchar_t v[8192];
+	char buf[8192 * 3];
+	DWORD n = GetEnvironmentVariableW(name, v, 8192);
+
+	if (n == 0 || n >= 8192)
+		return 26;
+	if (WideCharToMultiByte(CP_UTF8, 0, v, -1, buf, sizeof(buf), NULL, NULL) <= 0)
+		return 2;
+	printf("%ls=%s\n", name, buf);
+	return fflush(stdout) == 0 ? 0 : 3;
+}
+
 int main(void)
 {
 	int argc;
@@ -185,5 +200,7 @@ int main(void)
 		return alloc(wcstoul(a, NULL, 10));
 	if (wcscmp(argv[1], L"argv") == 0)
 		return print_argv(argc, argv);
+	if (wcscmp(argv[1], L"getenv") == 0)
+		return print_env(a);
 	return 2;
 }

@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "macro.h"
+#include "windows-internal.h"
 #include "wsl.h"
 #include "wstr.h"
 
@@ -28,6 +29,7 @@ static wchar_t wtmp[MAX_PATH];
 static char log_path[MAX_PATH * 3]; /* fake-wsl's record */
 static char status_path[MAX_PATH * 3];
 static char output[65536]; /* corral's stdout and stderr */
+static const wchar_t *corral_cwd; /* corral.exe's current directory; NULL: this one's */
 
 static void setenv_w(const char *name, const char *value)
 {
@@ -54,7 +56,8 @@ static bool file_exists(const char *path)
 	return cr_win_utf16(path, &w) == 0 && GetFileAttributesW(w) != INVALID_FILE_ATTRIBUTES;
 }
 
-/* Start corral.exe with @args (NULL-terminated), its stdout and stderr into *@ret_out. */
+/* Start corral.exe with @args (NULL-terminated), its stdout and stderr into *@ret_out. U+E000
+ * in an argument is passed as an unpaired surrogate, U+D800. */
 static HANDLE corral_start(const char *const *args, HANDLE *ret_out)
 {
 	char *argv[64];
@@ -73,6 +76,9 @@ static HANDLE corral_start(const char *const *args, HANDLE *ret_out)
 	argv[n] = NULL;
 	assert_int_equal(cr_win_join_cmdline(argv, &line), 0);
 	assert_int_equal(cr_win_utf16(line, &wline), 0);
+	for (wchar_t *c = wline; *c; c++) /* cr_win_join_cmdline() takes UTF-8 only */
+		if (*c == 0xe000)
+			*c = 0xd800;
 	assert_int_equal(cr_win_utf16(corral_exe, &wapp), 0);
 	assert_true(GetTempFileNameW(wtmp, L"out", 0, out_path) != 0);
 	out = CreateFileW(out_path, GENERIC_READ | GENERIC_WRITE,
@@ -81,7 +87,7 @@ static HANDLE corral_start(const char *const *args, HANDLE *ret_out)
 	assert_true(out != INVALID_HANDLE_VALUE);
 	si.hStdInput = NULL;
 	si.hStdOutput = si.hStdError = out;
-	assert_true(CreateProcessW(wapp, wline, NULL, NULL, TRUE, 0, NULL, NULL, &si, &pi));
+	assert_true(CreateProcessW(wapp, wline, NULL, NULL, TRUE, 0, NULL, corral_cwd, &si, &pi));
 	(void)CloseHandle(pi.hThread);
 	*ret_out = out;
 	return pi.hProcess;
@@ -194,6 +200,7 @@ static void records_free(struct record *recs, int n)
 
 static int setup(void **state)
 {
+	corral_cwd = NULL;
 	setenv_w("CORRAL_WSL_EXE", fake_wsl);
 	setenv_w("FAKE_WSL_LOG", log_path);
 	setenv_w("FAKE_WSL_EXIT", NULL);
@@ -363,6 +370,184 @@ static void test_windows_env(void **state)
 			 125);
 	setenv_w("CR_HOST_ONLY", NULL);
 	setenv_w("CR_POLICY_VAR", NULL);
+}
+
+/* The status file's bytes must be strict JSON in strict UTF-8, whatever the names in it: parsed
+ * with UTF-8 validation and checked byte by byte. The parsed status. */
+static json_object *status_read_strict(void)
+{
+	_cleanup_free_ wchar_t *w = NULL;
+	static char text[65536];
+	json_tokener *tok = json_tokener_new();
+	json_object *o;
+	HANDLE h;
+	DWORD got = 0;
+
+	assert_int_equal(cr_win_utf16(status_path, &w), 0);
+	h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING, 0, NULL);
+	assert_true(h != INVALID_HANDLE_VALUE);
+	assert_true(ReadFile(h, text, sizeof(text) - 1, &got, NULL));
+	(void)CloseHandle(h);
+	text[got] = '\0';
+	printf("#   status: %.*s\n", (int)strcspn(text, "\n"), text);
+	assert_true(cr_wsl_utf8_valid(text));
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	o = json_tokener_parse_ex(tok, text, (int)got);
+	assert_int_equal(json_tokener_get_error(tok), json_tokener_success);
+	json_tokener_free(tok);
+	assert_non_null(o);
+	return o;
+}
+
+/* A workspace whose name holds an unpaired surrogate (NTFS allows one), or an argument that
+ * does: the status names it with U+FFFD, as strict UTF-8 JSON. Under Wine, which cannot create such
+ * a name, the workspace does not exist and the run is refused; its status quotes the name (the
+ * message). On Windows, the user cd's into such a directory and runs corral: the command runs
+ * there. */
+static void test_status_unpaired_surrogate(void **state)
+{
+	char ws[MAX_PATH * 3];
+	wchar_t wws[MAX_PATH], mark[MAX_PATH];
+	const char *wine = cr_win_wine_version();
+	json_object *st;
+
+	/* U+E000 in an argument is sent as the unpaired surrogate U+D800 (corral_start()) */
+	(void)snprintf(ws, sizeof(ws), "%s\\ws-\xee\x80\x80-end", tmp);
+	for (int backend = 0; backend < 2; backend++) {
+		delete_file(status_path);
+		assert_int_equal(corral((const char *[]){"run", "--net=host", "--backend",
+							 backend ? "wsl" : "windows", "--workspace",
+							 ws, "--json-status", status_path, "--",
+							 helper, "exit", "0", NULL}),
+				 125);
+		st = status_read_strict();
+		assert_string_equal(str(st, "outcome"), "setup_failed");
+		assert_non_null(strstr(str(json_object_object_get(st, "error"), "message"),
+				       "\\ws-\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd-end"));
+		json_object_put(st);
+	}
+
+	/* an argument of the command: refused (a command line is built from UTF-8 only), and the
+	 * status quotes it */
+	delete_file(status_path);
+	assert_int_equal(corral((const char *[]){"run", "--net=host", "--workspace", tmp,
+						 "--json-status", status_path, "--", helper, "exit",
+						 "0", "\xee\x80\x80", NULL}),
+			 125);
+	st = status_read_strict();
+	assert_string_equal(str(st, "outcome"), "setup_failed");
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(
+				    json_object_object_get(st, "command"), 3)),
+			    "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	json_object_put(st);
+
+	swprintf(wws, MAX_PATH, L"%ls\\ws-\xd800-end", wtmp);
+	if (!CreateDirectoryW(wws, NULL) && wine) {
+		printf("# skipped on Wine %s (it cannot create a name with an unpaired surrogate): "
+		       "the run in such a workspace\n",
+		       wine);
+		return;
+	}
+	swprintf(mark, MAX_PATH, L"%ls\\ran", wws);
+	corral_cwd = wws;
+	assert_int_equal(corral((const char *[]){"run", "--net=host", "--json-status", status_path,
+						 "--", helper, "write", "ran", NULL}),
+			 0);
+	assert_true(GetFileAttributesW(mark) != INVALID_FILE_ATTRIBUTES); /* in that workspace */
+	st = status_read_strict();
+	assert_string_equal(str(st, "outcome"), "exited");
+	assert_non_null(strstr(str(json_object_object_get(st, "enforced"), "tmpdir"),
+			       "\\ws-\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd-end\\.corral-tmp."));
+	json_object_put(st);
+	corral_cwd = NULL;
+	(void)DeleteFileW(mark);
+	(void)RemoveDirectoryW(wws);
+}
+
+/* The standard PATH the command gets: this system's own directories, as cli-win.c builds it. */
+static void standard_path(char *buf, size_t size)
+{
+	wchar_t windir[MAX_PATH];
+	_cleanup_free_ char *w = NULL;
+
+	assert_true(GetSystemWindowsDirectoryW(windir, MAX_PATH) > 0);
+	assert_int_equal(cr_win_utf8(windir, &w), 0);
+	(void)snprintf(buf, size,
+		       "%s\\system32;%s;%s\\System32\\Wbem;%s\\System32\\WindowsPowerShell\\v1.0;"
+		       "%s\\System32\\OpenSSH",
+		       w, w, w, w, w);
+}
+
+/* The caller's PATH starts with a directory of its own holding a program: the command neither
+ * sees that directory nor runs that program by name. It gets the standard PATH, which finds
+ * cmd.exe; --keep-env PATH and --setenv PATH give the caller's directory back on request. */
+static void test_windows_path(void **state)
+{
+	char bin[MAX_PATH * 3], prog[MAX_PATH * 3], want[MAX_PATH * 8], caller[MAX_PATH * 8];
+	char set[MAX_PATH * 3 + 8], line[MAX_PATH * 8 + 8];
+	_cleanup_free_ wchar_t *wbin = NULL, *wprog = NULL, *whelper = NULL;
+	wchar_t saved[8192];
+	_cleanup_free_ char *saved8 = NULL;
+	DWORD had = GetEnvironmentVariableW(L"PATH", saved, 8192);
+
+	assert_true(had > 0 && had < 8192);
+	assert_int_equal(cr_win_utf8(saved, &saved8), 0);
+	(void)snprintf(bin, sizeof(bin), "%s\\callerbin", tmp);
+	(void)snprintf(prog, sizeof(prog), "%s\\cr-caller-only.exe", bin);
+	assert_int_equal(cr_win_utf16(bin, &wbin), 0);
+	assert_int_equal(cr_win_utf16(prog, &wprog), 0);
+	assert_int_equal(cr_win_utf16(helper, &whelper), 0);
+	assert_true(CreateDirectoryW(wbin, NULL) || GetLastError() == ERROR_ALREADY_EXISTS);
+	assert_true(CopyFileW(whelper, wprog, FALSE));
+	(void)snprintf(caller, sizeof(caller), "%s;%s", bin, saved8);
+	setenv_w("PATH", caller);
+
+	/* the attack: the program only the caller's PATH names */
+	assert_int_equal(corral((const char *[]){"run", "--net=host", "--workspace", tmp, "--",
+						 "cr-caller-only", "exit", "7", NULL}),
+			 127);
+	assert_non_null(strstr(output, "not found in the command's PATH"));
+	assert_int_equal(corral((const char *[]){"run", "--net=host", "--workspace", tmp, "--",
+						 helper, "getenv", "PATH", NULL}),
+			 0);
+	standard_path(want, sizeof(want));
+	(void)snprintf(line, sizeof(line), "PATH=%s\r\n", want); /* the helper's text mode */
+	assert_non_null(strstr(output, line));
+	assert_null(strstr(output, "callerbin"));
+	/* positive controls: the standard PATH finds the system's programs; the caller's PATH on
+	 * request */
+	assert_int_equal(corral((const char *[]){"run", "--net=host", "--workspace", tmp, "--",
+						 "cmd.exe", "/c", "exit", "3", NULL}),
+			 3);
+	assert_int_equal(
+		corral((const char *[]){"run", "--net=host", "--workspace", tmp, "--keep-env",
+					"PATH", "--", "cr-caller-only", "exit", "7", NULL}),
+		7);
+	(void)snprintf(set, sizeof(set), "PATH=%s", bin);
+	assert_int_equal(
+		corral((const char *[]){"run", "--net=host", "--workspace", tmp, "--setenv", set,
+					"--", "cr-caller-only", "exit", "7", NULL}),
+		7);
+
+	/* wsl: wsl.exe gets the standard PATH (WSL appends wsl.exe's PATH to the distro's) and no
+	 * WSLENV (which would forward PATH) */
+	setenv_w("WSLENV", "PATH/l:CR_X");
+	assert_int_equal(corral((const char *[]){"run", "--backend", "wsl", "--workspace", tmp,
+						 "--json-status", status_path, "--", "true", NULL}),
+			 0);
+	json_object *st = status_read(), *inner, *env;
+
+	inner = json_object_object_get(st, "inner");
+	env = json_object_object_get(inner, "fake_env");
+	assert_non_null(env);
+	assert_string_equal(str(env, "PATH"), want);
+	assert_null(json_object_object_get(env, "WSLENV"));
+	json_object_put(st);
+
+	setenv_w("WSLENV", NULL);
+	setenv_w("PATH", saved8);
+	(void)DeleteFileW(wprog);
+	(void)RemoveDirectoryW(wbin);
 }
 
 /* Not found is 127 (exec_failed); a timeout is 124 (timed_out) and ends the command. */
@@ -827,6 +1012,8 @@ int main(void)
 		cmocka_unit_test_setup(test_windows_options, setup),
 		cmocka_unit_test_setup(test_windows_refusals, setup),
 		cmocka_unit_test_setup(test_windows_env, setup),
+		cmocka_unit_test_setup(test_windows_path, setup),
+		cmocka_unit_test_setup(test_status_unpaired_surrogate, setup),
 		cmocka_unit_test_setup(test_windows_not_found_timeout, setup),
 		cmocka_unit_test_setup(test_wsl_hostile_args, setup),
 		cmocka_unit_test_setup(test_wsl_missing, setup),

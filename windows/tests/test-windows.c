@@ -146,6 +146,51 @@ static void test_env_block(void **state)
 	assert_int_equal(cr_win_env_block(bad, &block), -EINVAL);
 }
 
+/* A Windows name converts to corral's string and back to itself, an unpaired surrogate included
+ * (its three-byte form); a string that is neither UTF-8 nor such a form is refused. */
+static void test_utf16_roundtrip(void **state)
+{
+	static const struct {
+		const wchar_t *w;
+		const char *s;
+	} ok[] = {
+		{L"", ""},
+		{L"plain", "plain"},
+		{L"\x00fc\x65e5", "\xc3\xbc\xe6\x97\xa5"},
+		{L"\xd83d\xde00", "\xf0\x9f\x98\x80"}, /* a pair: one four-byte sequence */
+		{L"ws-\xd800", "ws-\xed\xa0\x80"},     /* a high surrogate at the end */
+		{L"\xdc00x", "\xed\xb0\x80x"},         /* a low one at the start */
+		{L"a\xdbff\xdbffz", "a\xed\xaf\xbf\xed\xaf\xbfz"},
+		{L"\xdfff\xd800\xdc00", "\xed\xbf\xbf\xf0\x90\x80\x80"}, /* low, then a pair */
+	};
+	static const char *const bad[] = {
+		"\xff",
+		"a\xc0\x80",
+		"\xed\xa0",
+		"\xe6\x97",
+		"\x80",
+		"\xed\xa0\x80\xed\xb0\x80", /* a high form then a low one: a pair spelled twice */
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(ok); i++) {
+		char *s = NULL;
+		wchar_t *w = NULL;
+
+		assert_int_equal(cr_win_utf8(ok[i].w, &s), 0);
+		assert_string_equal(s, ok[i].s);
+		assert_int_equal(cr_win_utf16(s, &w), 0);
+		assert_true(wcscmp(w, ok[i].w) == 0);
+		free(s);
+		free(w);
+	}
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+		wchar_t *w = NULL;
+
+		assert_int_equal(cr_win_utf16(bad[i], &w), -EINVAL);
+		assert_null(w);
+	}
+}
+
 /* wsl/cmdline.c's quoting, split again by Windows' own CommandLineToArgvW. */
 static void test_cmdline_roundtrip(void **state)
 {
@@ -754,6 +799,7 @@ int main(void)
 		cmocka_unit_test(test_errno_map),
 		cmocka_unit_test(test_outcome_mapping),
 		cmocka_unit_test(test_env_block),
+		cmocka_unit_test(test_utf16_roundtrip),
 		cmocka_unit_test(test_cmdline_roundtrip),
 		cmocka_unit_test(test_job_limits_stored),
 		cmocka_unit_test(test_exit_code_cmd),
