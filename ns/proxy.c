@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <json-c/json.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -19,20 +20,20 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/eventfd.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "addr-class.h"
 #include "capability.h"
 #include "env.h"
 #include "log.h"
 #include "macro.h"
+#include "proxy-internal.h"
+#include "proxy-parse.h"
 #include "proxy.h"
-#include "seccomp/seccomp.h"
 
-#define HEAD_MAX	   (16 * 1024) /* a longer request head is refused (431) */
+#define HEAD_MAX	   CR_HTTP_HEAD_MAX
 #define HEAD_TIMEOUT_MS	   30000       /* time for a client to send its request head (408) */
 #define CONNECT_TIMEOUT_MS 10000       /* time to connect to the host, all its addresses (504) */
 #define SEND_TIMEOUT_MS	   10000       /* time for a client to take a response corral writes */
@@ -49,9 +50,12 @@ struct shared {
 	int stop_fd;  /* an eventfd, readable once the run is freed: every thread then ends */
 	char **hosts; /* allow_hosts, copied */
 	atomic_uint active, allowed, denied, failed;
-	pthread_mutex_t lock; /* for warned */
+	pthread_mutex_t lock; /* for warned and the interface addresses */
 	char *warned[MAX_WARNED];
 	size_t n_warned;
+	int if_err; /* 0 until the host's interface addresses are read; 1 once read; or -errno */
+	struct sockaddr_storage *if_addrs;
+	size_t n_if_addrs;
 };
 
 static struct shared *shared_ref(struct shared *s)
@@ -68,6 +72,7 @@ static void shared_unref(struct shared *s)
 	strv_freep(&s->hosts);
 	for (size_t i = 0; i < s->n_warned; i++)
 		free(s->warned[i]);
+	free(s->if_addrs);
 	(void)pthread_mutex_destroy(&s->lock);
 	free(s);
 }
@@ -162,18 +167,6 @@ static bool stopped(const struct shared *s)
 
 /* --- one connection ------------------------------------------------------------------------- */
 
-struct request {
-	char method[16];
-	bool connect;
-	char version[9];
-	char host[254]; /* lower case, without a trailing dot */
-	char port[6];
-	const char *path; /* absolute form: the path and query; "" means "/" */
-	size_t path_len;
-	size_t headers_off; /* the header lines in c->head, each ending in CRLF, no blank line */
-	size_t headers_len;
-};
-
 struct conn {
 	struct shared *shared;
 	int client;
@@ -181,7 +174,7 @@ struct conn {
 	char peer[INET6_ADDRSTRLEN];
 	size_t len;		  /* bytes read from the client */
 	size_t head_len;	  /* the request head, blank line included */
-	char head[HEAD_MAX + 1];  /* NUL-terminated */
+	char head[HEAD_MAX];
 	char out[HEAD_MAX + 512]; /* the request head sent on, for absolute-form requests */
 	char buf[2][RELAY_BUF];	  /* client to host, host to client */
 };
@@ -238,39 +231,21 @@ static void respond(const struct conn *c, int code, const char *reason, const ch
 		(void)send_all(c, c->client, msg, (size_t)m);
 }
 
-/* Every line ends in CRLF, and no control character but HT appears. */
-static bool head_is_clean(const char *h, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)h[i];
-
-		if (ch == '\r' && (i + 1 >= n || h[i + 1] != '\n'))
-			return false;
-		if (ch == '\n' && (i == 0 || h[i - 1] != '\r'))
-			return false;
-		if ((ch < 0x20 && ch != '\r' && ch != '\n' && ch != '\t') || ch == 0x7f)
-			return false;
-	}
-	return true;
-}
-
 /* Read until the blank line that ends the request head. What follows it (a body, or the start of
- * a TLS handshake) stays in c->head after head_len. */
+ * a TLS handshake) stays in c->head after head_len, and is sent on as it is. */
 static int read_head(struct conn *c)
 {
 	int64_t deadline = now_ms() + HEAD_TIMEOUT_MS;
 
 	for (;;) {
-		const char *end = memmem(c->head, c->len, "\r\n\r\n", 4);
 		ssize_t n;
 		int r;
 
-		if (end) {
-			c->head_len = (size_t)(end - c->head) + 4;
-			return 0;
-		}
-		if (c->len >= HEAD_MAX)
-			return -E2BIG;
+		/* A bare LF or a control character is refused at once, not after HEAD_TIMEOUT_MS:
+		 * the blank line a bare-LF client sends would never be seen. */
+		r = cr_http_head_end(c->head, c->len, &c->head_len);
+		if (r != -EAGAIN)
+			return r;
 		r = wait_fd(c->shared, c->client, POLLIN, deadline);
 		if (r < 0)
 			return r;
@@ -281,114 +256,7 @@ static int read_head(struct conn *c)
 			return negative_errno();
 		if (n > 0)
 			c->len += (size_t)n;
-		c->head[c->len] = '\0';
-		/* Refuse a bare LF or a control character at once, not after HEAD_TIMEOUT_MS: the
-		 * blank line a bare-LF client sends would never be seen. */
-		if (c->len > 0 && !head_is_clean(c->head, c->len - (c->head[c->len - 1] == '\r')))
-			return -EINVAL;
 	}
-}
-
-/* "host:port", or "host" with @default_port. The host is lower-cased, loses one trailing dot, and
- * must be a DNS name or an IPv4 address (what allow_hosts can name). */
-static int parse_authority(const char *a, size_t n, const char *default_port, struct request *rq,
-			   const char **why)
-{
-	const char *colon = memrchr(a, ':', n);
-	size_t hlen = colon ? (size_t)(colon - a) : n, plen = colon ? n - hlen - 1 : 0;
-	unsigned long port;
-
-	*why = "the host is not a DNS name or an IPv4 address";
-	if (n > 0 && a[0] == '[') {
-		*why = "IPv6 literals are not supported: allow_hosts names DNS names and IPv4 addresses";
-		return -EINVAL;
-	}
-	if (memchr(a, '@', n)) {
-		*why = "user information in the URL is not supported";
-		return -EINVAL;
-	}
-	if (!colon && !default_port) {
-		*why = "CONNECT needs host:port";
-		return -EINVAL;
-	}
-	if (colon && (plen == 0 || plen > 5 || strspn(colon + 1, "0123456789") < plen)) {
-		*why = "the port is not a number from 1 to 65535";
-		return -EINVAL;
-	}
-	port = colon ? strtoul(colon + 1, NULL, 10) : strtoul(default_port, NULL, 10);
-	if (port == 0 || port > 65535) {
-		*why = "the port is not a number from 1 to 65535";
-		return -EINVAL;
-	}
-	(void)snprintf(rq->port, sizeof(rq->port), "%lu", port);
-	if (hlen > 0 && a[hlen - 1] == '.')
-		hlen--; /* "github.com." is github.com */
-	if (hlen == 0 || hlen >= sizeof(rq->host) || memchr(a, ':', hlen))
-		return -EINVAL;
-	for (size_t i = 0; i < hlen; i++)
-		rq->host[i] = (a[i] >= 'A' && a[i] <= 'Z') ? (char)(a[i] - 'A' + 'a') : a[i];
-	rq->host[hlen] = '\0';
-	if (rq->host[0] == '*' || cr_host_pattern_check(rq->host) < 0)
-		return -EINVAL;
-	return 0;
-}
-
-/* The target of an absolute-form request: http://authority[/path][?query]. */
-static int parse_url(const char *t, size_t n, struct request *rq, const char **why)
-{
-	size_t alen;
-
-	if (n >= 8 && strncasecmp(t, "https://", 8) == 0) {
-		*why = "https:// URLs go through CONNECT (set https_proxy), not as a proxy request";
-		return -EINVAL;
-	}
-	if (n < 7 || strncasecmp(t, "http://", 7) != 0) {
-		*why = "corral's proxy serves CONNECT host:port and absolute http:// URLs only";
-		return -EINVAL;
-	}
-	t += 7;
-	n -= 7;
-	alen = strcspn(t, "/?#");
-	if (alen > n)
-		alen = n;
-	rq->path = t + alen;
-	rq->path_len = n - alen;
-	return parse_authority(t, alen, "80", rq, why);
-}
-
-/* The request line (METHOD SP TARGET SP HTTP/1.x) and the header lines. */
-static int parse_request(struct conn *c, struct request *rq, const char **why)
-{
-	const char *line = c->head, *eol = memmem(c->head, c->head_len, "\r\n", 2);
-	const char *sp1, *sp2, *target;
-	size_t mlen, tlen;
-
-	*why = "malformed request head";
-	if (!head_is_clean(c->head, c->head_len) || !eol)
-		return -EINVAL;
-	sp1 = memchr(line, ' ', (size_t)(eol - line));
-	sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(eol - sp1 - 1)) : NULL;
-	if (!sp2 || memchr(sp2 + 1, ' ', (size_t)(eol - sp2 - 1)))
-		return -EINVAL;
-	mlen = (size_t)(sp1 - line);
-	target = sp1 + 1;
-	tlen = (size_t)(sp2 - target);
-	if (mlen == 0 || mlen >= sizeof(rq->method) ||
-	    strspn(line, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") < mlen || tlen == 0)
-		return -EINVAL;
-	if (eol - sp2 - 1 != 8 ||
-	    (strncmp(sp2 + 1, "HTTP/1.1", 8) != 0 && strncmp(sp2 + 1, "HTTP/1.0", 8) != 0))
-		return -EINVAL;
-	for (size_t i = 0; i < tlen; i++)
-		if ((unsigned char)target[i] <= 0x20 || (unsigned char)target[i] >= 0x7f)
-			return -EINVAL;
-	memcpy(rq->method, line, mlen);
-	memcpy(rq->version, sp2 + 1, 8);
-	rq->connect = strcmp(rq->method, "CONNECT") == 0;
-	rq->headers_off = (size_t)(eol + 2 - c->head);
-	rq->headers_len = c->head_len - 2 - rq->headers_off;
-	return rq->connect ? parse_authority(target, tlen, NULL, rq, why)
-			   : parse_url(target, tlen, rq, why);
 }
 
 /* The allow_hosts entry that covers @host (a name or an IPv4 address) on @port, or NULL. An
@@ -422,63 +290,6 @@ static const char *match_name(const struct shared *s, const char *host)
 	return NULL;
 }
 
-/* IPv4 addresses off the public internet: this network and the host itself (0/8, 127/8),
- * private networks (10/8, 172.16/12, 192.168/16), shared address space (100.64/10), link-local
- * (169.254/16), IETF assignments (192.0.0/24), benchmarking (198.18/15), multicast and reserved
- * (224/4, 240/4). */
-static bool ipv4_internal(uint32_t a)
-{
-	static const struct {
-		uint32_t net, mask;
-	} nets[] = {
-		{ 0x00000000, 0xff000000 }, { 0x0a000000, 0xff000000 }, { 0x7f000000, 0xff000000 },
-		{ 0x64400000, 0xffc00000 }, { 0xa9fe0000, 0xffff0000 }, { 0xac100000, 0xfff00000 },
-		{ 0xc0000000, 0xffffff00 }, { 0xc0a80000, 0xffff0000 }, { 0xc6120000, 0xfffe0000 },
-		{ 0xe0000000, 0xe0000000 },
-	};
-
-	for (size_t i = 0; i < ELEMENTSOF(nets); i++)
-		if ((a & nets[i].mask) == nets[i].net)
-			return true;
-	return false;
-}
-
-/* The IPv4 address an IPv6 address stands for (IPv4-mapped, IPv4-compatible, NAT64's
- * well-known prefix 64:ff9b::/96), host order in @ret. */
-static bool ipv6_embeds_v4(const struct in6_addr *a, uint32_t *ret)
-{
-	static const uint8_t nat64[12] = { 0x00, 0x64, 0xff, 0x9b };
-	uint32_t v4;
-
-	if (!IN6_IS_ADDR_V4MAPPED(a) && !IN6_IS_ADDR_V4COMPAT(a) && memcmp(a->s6_addr, nat64, 12) != 0)
-		return false;
-	memcpy(&v4, &a->s6_addr[12], 4);
-	*ret = ntohl(v4);
-	return true;
-}
-
-/* Addresses off the public internet: the host itself, its link, private and shared networks,
- * multicast and reserved ranges (ipv4_internal(); IPv6: loopback, unspecified, link-local,
- * site-local, unique-local fc00::/7, multicast, and the IPv4 forms above). A host name reaches
- * one only if the address itself is an allow_hosts entry (open_upstream()): no name, by DNS
- * rebinding or by a wildcard's owner, leads to corral's host's own services or its LAN. */
-static bool host_internal(const struct sockaddr *sa)
-{
-	if (sa->sa_family == AF_INET)
-		return ipv4_internal(ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr));
-	if (sa->sa_family == AF_INET6) {
-		const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
-		uint32_t v4;
-
-		if (ipv6_embeds_v4(a, &v4))
-			return ipv4_internal(v4);
-		return IN6_IS_ADDR_LOOPBACK(a) || IN6_IS_ADDR_UNSPECIFIED(a) ||
-		       IN6_IS_ADDR_LINKLOCAL(a) || IN6_IS_ADDR_SITELOCAL(a) ||
-		       IN6_IS_ADDR_MULTICAST(a) || (a->s6_addr[0] & 0xfe) == 0xfc;
-	}
-	return true;
-}
-
 /* An address as allow_hosts would list it: IPv4 dotted (also for an IPv6 form of one). */
 static void addr_text(const struct sockaddr *sa, char *buf, size_t size)
 {
@@ -489,7 +300,7 @@ static void addr_text(const struct sockaddr *sa, char *buf, size_t size)
 	struct in_addr v4;
 	uint32_t h;
 
-	if (family == AF_INET6 && ipv6_embeds_v4(a, &h)) {
+	if (family == AF_INET6 && cr_addr_v4_equivalent(a, &h)) {
 		v4.s_addr = htonl(h);
 		a = &v4;
 		family = AF_INET;
@@ -538,7 +349,7 @@ static void hosts_text(const struct shared *s, char *buf, size_t size)
 }
 
 /* Answer a denial: 403, counted, logged. */
-static void deny(struct conn *c, const struct request *rq, const char *why)
+static void deny(struct conn *c, const struct cr_http_request *rq, const char *why)
 {
 	atomic_fetch_add(&c->shared->denied, 1);
 	warn_denied(c->shared, rq->host, why);
@@ -552,17 +363,106 @@ static void fail(struct conn *c, int code, const char *reason, const char *why)
 	respond(c, code, reason, "corral: %s", why);
 }
 
+/* Read the addresses of the host's own interfaces, once per run, at the first request that
+ * resolves a name (not on the spawn path). Called with s->lock held. */
+static void load_if_addrs(struct shared *s)
+{
+	struct ifaddrs *list = NULL;
+	size_t n = 0;
+
+	if (getifaddrs(&list) < 0) {
+		s->if_err = negative_errno();
+		return;
+	}
+	for (struct ifaddrs *i = list; i; i = i->ifa_next)
+		n++;
+	s->if_addrs = calloc(n ? n : 1, sizeof(*s->if_addrs));
+	if (!s->if_addrs) {
+		s->if_err = -ENOMEM;
+		freeifaddrs(list);
+		return;
+	}
+	for (struct ifaddrs *i = list; i; i = i->ifa_next) {
+		const struct sockaddr *sa = i->ifa_addr;
+
+		if (sa && (sa->sa_family == AF_INET || sa->sa_family == AF_INET6))
+			memcpy(&s->if_addrs[s->n_if_addrs++], sa,
+			       sa->sa_family == AF_INET ? sizeof(struct sockaddr_in)
+							: sizeof(struct sockaddr_in6));
+	}
+	freeifaddrs(list);
+	s->if_err = 1;
+	cr_debug("proxy: the host has %zu interface addresses, which names do not reach", s->n_if_addrs);
+}
+
+/* Is @sa one of the host's own interface addresses (in any form, cr_addr_same())? 1, 0, or
+ * -errno when they cannot be read. */
+static int own_address(struct shared *s, const struct sockaddr *sa)
+{
+	int r = 0;
+
+	(void)pthread_mutex_lock(&s->lock);
+	if (s->if_err == 0)
+		load_if_addrs(s);
+	if (s->if_err < 0)
+		r = s->if_err;
+	for (size_t i = 0; r == 0 && i < s->n_if_addrs; i++)
+		r = cr_addr_same((const struct sockaddr *)&s->if_addrs[i], sa);
+	(void)pthread_mutex_unlock(&s->lock);
+	return r;
+}
+
+/* Whether a host name may lead to @sa: not when it is not globally reachable
+ * (cr_addr_special()) or is one of the host's own addresses, unless that address (IPv4) is
+ * itself listed for @port. 0 when it may; 1 with the address in @text and its registry row in
+ * *@ret_what (NULL: one of the host's own) when not; -errno when the host's addresses cannot be
+ * read. */
+static int refused_address(struct shared *s, const struct sockaddr *sa, const char *port,
+			   char *text, size_t size, const char **ret_what)
+{
+	const char *special = cr_addr_special(sa);
+	int own = special ? 0 : own_address(s, sa);
+
+	if (own < 0)
+		return own;
+	if (!special && !own)
+		return 0;
+	addr_text(sa, text, size);
+	if (!strchr(text, ':') && match_host(s, text, port))
+		return 0;
+	*ret_what = special;
+	return 1;
+}
+
+/* Deny @rq because every address of its host was refused: @addr, the first, is in registry row
+ * @what, or (NULL) one of the host's own. */
+static void deny_address(struct conn *c, const struct cr_http_request *rq, const char *addr,
+			 const char *what)
+{
+	bool v6 = strchr(addr, ':');
+	char why[640], kind[160];
+
+	if (what)
+		(void)snprintf(kind, sizeof(kind), "an address off the public internet (%s)", what);
+	else
+		(void)snprintf(kind, sizeof(kind), "an address of corral's host's own network interfaces");
+	(void)snprintf(why, sizeof(why),
+		       "host '%s' resolves to %s, %s, which a host name reaches only when that address is itself in allow_hosts (DNS rebinding)%s%s",
+		       rq->host, addr, kind, v6 ? "" : "; to allow it, add --allow-host ", v6 ? "" : addr);
+	deny(c, rq, why);
+}
+
 /* The allow_hosts check, then the host's addresses, then a connection to the first acceptable
  * one that answers. 0 with c->upstream set, or -errno once the client has been answered. */
-static int open_upstream(struct conn *c, const struct request *rq)
+static int open_upstream(struct conn *c, const struct cr_http_request *rq)
 {
 	struct in_addr v4;
 	bool literal = inet_pton(AF_INET, rq->host, &v4) == 1;
-	const char *pattern = match_host(c->shared, rq->host, rq->port);
+	const char *pattern = match_host(c->shared, rq->host, rq->port), *what = NULL;
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
 				  .ai_flags = literal ? AI_NUMERICHOST : 0 },
 			*res = NULL;
-	char why[640], internal[INET6_ADDRSTRLEN] = "", text[INET6_ADDRSTRLEN];
+	char why[640], refused[INET6_ADDRSTRLEN] = "", text[INET6_ADDRSTRLEN];
 	int64_t deadline;
 	bool tried = false;
 	int r, n = 0;
@@ -597,14 +497,21 @@ static int open_upstream(struct conn *c, const struct request *rq)
 	deadline = now_ms() + CONNECT_TIMEOUT_MS;
 	r = -EHOSTUNREACH;
 	for (const struct addrinfo *ai = res; ai && n < MAX_ADDRS; ai = ai->ai_next, n++) {
-		if (!literal && host_internal(ai->ai_addr)) {
-			addr_text(ai->ai_addr, text, sizeof(text));
-			if (strchr(text, ':') || !match_host(c->shared, text, rq->port)) {
-				if (!internal[0])
-					memcpy(internal, text, sizeof(text));
-				continue;
-			}
+		/* An address named literally is listed (pattern): that is the exception itself. */
+		const char *w = NULL;
+		int k = literal ? 0 : refused_address(c->shared, ai->ai_addr, rq->port, text,
+							 sizeof(text), &w);
+
+		if (k < 0) {
+			r = k;
+			break;
 		}
+		if (k > 0 && !refused[0]) {
+			memcpy(refused, text, sizeof(text));
+			what = w;
+		}
+		if (k > 0)
+			continue;
 		tried = true;
 		r = connect_one(c, ai, deadline);
 		if (r >= 0 || r == -ETIMEDOUT || r == -ECANCELED)
@@ -620,91 +527,21 @@ static int open_upstream(struct conn *c, const struct request *rq)
 	}
 	if (r == -ECANCELED)
 		return r;
-	if (internal[0] && !tried) {
-		(void)snprintf(why, sizeof(why),
-			       "host '%s' resolves to %s, an address off the public internet (loopback, link-local, private, shared, multicast or reserved: corral's own host or its networks), which a host name reaches only when that address is itself in allow_hosts (DNS rebinding)%s%s",
-			       rq->host, internal, strchr(internal, ':') ? "" : "; to allow it, add --allow-host ",
-			       strchr(internal, ':') ? "" : internal);
-		deny(c, rq, why);
+	if (refused[0] && !tried) {
+		deny_address(c, rq, refused, what);
 		return -EPERM;
 	}
-	(void)snprintf(why, sizeof(why), "cannot connect to %s:%s: %s", rq->host, rq->port,
-		       strerror(-r));
+	if (r != -EHOSTUNREACH && !tried)
+		(void)snprintf(why, sizeof(why), "cannot read corral's host's interface addresses: %s",
+			       strerror(-r));
+	else
+		(void)snprintf(why, sizeof(why), "cannot connect to %s:%s: %s", rq->host, rq->port,
+			       strerror(-r));
 	if (r == -ETIMEDOUT)
 		fail(c, 504, "Gateway Timeout", why);
 	else
 		fail(c, 502, "Bad Gateway", why);
 	return r;
-}
-
-static bool header_is(const char *line, size_t n, const char *name)
-{
-	size_t k = strlen(name);
-
-	return n > k && line[k] == ':' && strncasecmp(line, name, k) == 0;
-}
-
-/* Headers corral sets itself or that concern only the hop to the proxy. */
-static bool hop_header(const char *line, size_t n)
-{
-	static const char *const names[] = { "host",	     "connection", "proxy-connection",
-					     "keep-alive",   "te",	   "upgrade",
-					     "proxy-authorization" };
-
-	for (size_t i = 0; i < ELEMENTSOF(names); i++)
-		if (header_is(line, n, names[i]))
-			return true;
-	return false;
-}
-
-/* The first CRLF in [@p, @end), or NULL. */
-static const char *find_crlf(const char *p, const char *end)
-{
-	for (; p + 1 < end; p++)
-		if (p[0] == '\r' && p[1] == '\n')
-			return p;
-	return NULL;
-}
-
-/* The head sent on for an absolute-form request: origin-form target, Host from the URL, the
- * client's end-to-end headers, "Connection: close" (one request per connection). Its length, or
- * -errno. */
-static int build_forward_head(struct conn *c, const struct request *rq)
-{
-	size_t n = 0, size = sizeof(c->out);
-	int k;
-
-	k = snprintf(c->out, size, "%s %s%.*s %s\r\nHost: %s%s%s\r\n", rq->method,
-		     rq->path_len == 0 || rq->path[0] != '/' ? "/" : "", (int)rq->path_len, rq->path,
-		     rq->version, rq->host, strcmp(rq->port, "80") == 0 ? "" : ":",
-		     strcmp(rq->port, "80") == 0 ? "" : rq->port);
-	if (k < 0 || (size_t)k >= size)
-		return -E2BIG;
-	n = (size_t)k;
-	for (const char *l = c->head + rq->headers_off, *end = l + rq->headers_len; l < end;) {
-		const char *eol = find_crlf(l, end), *colon;
-		size_t len;
-
-		if (!eol)
-			return -EINVAL;
-		len = (size_t)(eol - l) + 2;
-		colon = memchr(l, ':', len - 2);
-		/* A header line is a token, a colon and a value; no folding. */
-		if (!colon || colon == l || memchr(l, ' ', (size_t)(colon - l)) ||
-		    memchr(l, '\t', (size_t)(colon - l)))
-			return -EINVAL;
-		if (!hop_header(l, len - 2)) {
-			if (n + len >= size)
-				return -E2BIG;
-			memcpy(c->out + n, l, len);
-			n += len;
-		}
-		l += len;
-	}
-	k = snprintf(c->out + n, size - n, "Connection: close\r\n\r\n");
-	if (k < 0 || (size_t)k >= size - n)
-		return -E2BIG;
-	return (int)(n + (size_t)k);
 }
 
 struct half {
@@ -779,7 +616,7 @@ static void relay(struct conn *c, const char *pending, size_t n_pending)
 
 static void serve(struct conn *c)
 {
-	struct request rq = {};
+	struct cr_http_request rq;
 	const char *why;
 	int r;
 
@@ -793,9 +630,14 @@ static void serve(struct conn *c)
 		fail(c, 408, "Request Timeout", "no complete request head within 30 s");
 	if (r < 0)
 		return; /* answered, or the client left, or the run ended */
-	r = parse_request(c, &rq, &why);
-	if (r >= 0 && !rq.connect && (r = build_forward_head(c, &rq)) < 0)
-		why = "malformed request head";
+	r = cr_http_request_parse(c->head, c->head_len, &rq, &why);
+	if (r == -E2BIG) {
+		fail(c, 431, "Request Header Fields Too Large", why);
+		return;
+	}
+	if (r >= 0 && !rq.connect &&
+	    (r = cr_http_forward_head(c->head, &rq, c->out, sizeof(c->out))) < 0)
+		why = "the request head is too long to send on";
 	if (r < 0) {
 		fail(c, 400, "Bad Request", why);
 		return;
@@ -810,6 +652,8 @@ static void serve(struct conn *c)
 	} else if (send_all(c, c->upstream, c->out, (size_t)r) < 0) {
 		return;
 	}
+	/* What came after the head in the same reads: the start of the body, or of the TLS
+	 * handshake in the tunnel. */
 	relay(c, c->head + c->head_len, c->len - c->head_len);
 }
 
@@ -872,54 +716,6 @@ struct cr_proxy {
 	bool started;
 };
 
-static bool is_stream_socket(int fd)
-{
-	int type = 0;
-	socklen_t len = sizeof(type);
-
-	return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_STREAM;
-}
-
-/* One message from the forwarder: a connected TCP socket. The descriptor; -EAGAIN for a message
- * without a usable one; -EPIPE at end of file (the sandbox is gone); or -errno. */
-static int receive_fd(int sock)
-{
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(4 * sizeof(int))];
-	} ctl;
-	char byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
-			    .msg_controllen = sizeof(ctl.buf) };
-	ssize_t n;
-	int fd = -EBADF;
-
-	n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-	if (n < 0)
-		return errno == EAGAIN || errno == EINTR ? -EAGAIN : negative_errno();
-	if (n == 0)
-		return -EPIPE;
-	for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h)) {
-		if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
-			continue;
-		for (size_t i = 0; i < (h->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
-			int got;
-
-			memcpy(&got, CMSG_DATA(h) + i * sizeof(int), sizeof(int));
-			if (fd < 0)
-				fd = got;
-			else
-				(void)close(got);
-		}
-	}
-	if (fd >= 0 && !is_stream_socket(fd)) {
-		(void)close(fd);
-		return -EAGAIN;
-	}
-	return fd >= 0 ? fd : -EAGAIN;
-}
-
 static void *receive_main(void *arg)
 {
 	struct cr_proxy *px = arg;
@@ -928,7 +724,7 @@ static void *receive_main(void *arg)
 		int fd = wait_fd(px->shared, px->sock, POLLIN, -1);
 
 		if (fd >= 0)
-			fd = receive_fd(px->sock);
+			fd = cr_proxy_receive_fd(px->sock);
 		if (fd == -EAGAIN)
 			continue;
 		if (fd < 0)
@@ -1095,115 +891,4 @@ struct cr_proxy *cr_proxy_free(struct cr_proxy *px)
 	free(px->tcp_connect);
 	free(px);
 	return NULL;
-}
-
-/* --- the forwarder, in the sandbox ------------------------------------------------------------ */
-
-int cr_proxy_listen(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_port = htons(CR_PROXY_PORT),
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	_cleanup_close_ int fd = -EBADF;
-
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return negative_errno();
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 128) < 0)
-		return negative_errno();
-	return TAKE_FD(fd);
-}
-
-static int send_fd(int sock, int fd)
-{
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} ctl = {};
-	char byte = 'c';
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
-			    .msg_controllen = sizeof(ctl.buf) };
-	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-
-	h->cmsg_level = SOL_SOCKET;
-	h->cmsg_type = SCM_RIGHTS;
-	h->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(h), &fd, sizeof(int));
-	while (sendmsg(sock, &m, MSG_NOSIGNAL) < 0)
-		if (errno != EINTR)
-			return negative_errno();
-	return 0;
-}
-
-/* Close every descriptor but @a and @b (stdin, stdout and stderr too). */
-static int keep_only(int a, int b)
-{
-	unsigned lo = (unsigned)(a < b ? a : b), hi = (unsigned)(a < b ? b : a);
-
-	if (lo > 0 && syscall(SYS_close_range, 0, lo - 1, 0) < 0)
-		return negative_errno();
-	if (hi > lo + 1 && syscall(SYS_close_range, lo + 1, hi - 1, 0) < 0)
-		return negative_errno();
-	if (syscall(SYS_close_range, hi + 1, ~0u, 0) < 0)
-		return negative_errno();
-	return 0;
-}
-
-/* accept() errors that concern one connection only (accept(2): "treat them like EAGAIN"). */
-static bool accept_retry(int err)
-{
-	static const int errs[] = { EINTR,	 EAGAIN, ECONNABORTED, EPROTO,	     ENETDOWN,
-				    ENOPROTOOPT, EHOSTDOWN, ENONET,    EHOSTUNREACH, EOPNOTSUPP,
-				    ENETUNREACH };
-
-	for (size_t i = 0; i < ELEMENTSOF(errs); i++)
-		if (err == errs[i])
-			return true;
-	return false;
-}
-
-/* The whole forwarder: it parses nothing and decides nothing. It ignores the signals pid 1
- * forwards (an interrupt for the command must not take the network away from it), runs under the
- * command's syscall filter, and ends with the sandbox's pid namespace, when corral's end of the
- * socketpair is gone, or at an error that is not about one connection. */
-static _Noreturn void forwarder_main(int listen_fd, int sock_fd, const struct cr_seccomp *filter)
-{
-	struct sigaction ign = { .sa_handler = SIG_IGN };
-	sigset_t none;
-
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			(void)sigaction(sig, &ign, NULL);
-	(void)sigemptyset(&none);
-	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-	(void)prctl(PR_SET_NAME, "corral-proxy", 0, 0, 0);
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 || keep_only(listen_fd, sock_fd) < 0 ||
-	    cr_seccomp_install(filter) < 0)
-		_exit(1);
-	for (;;) {
-		int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC), r;
-
-		if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM))
-			(void)nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
-		else if (fd < 0 && !accept_retry(errno))
-			_exit(1);
-		if (fd < 0)
-			continue;
-		r = send_fd(sock_fd, fd);
-		(void)close(fd);
-		if (r == -EPIPE || r == -ECONNREFUSED || r == -ENOTCONN || r == -ECONNRESET)
-			_exit(0); /* corral's proxy is gone */
-	}
-}
-
-pid_t cr_proxy_fork_forwarder(int listen_fd, int sock_fd, const struct cr_seccomp *filter)
-{
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return negative_errno();
-	if (pid == 0)
-		forwarder_main(listen_fd, sock_fd, filter);
-	return pid;
 }

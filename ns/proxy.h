@@ -4,8 +4,10 @@
  * network namespace. Inside, a forwarder process forked by pid 1 accepts TCP connections on
  * 127.0.0.1:3128 and passes each socket to corral over an AF_UNIX SOCK_SEQPACKET socketpair
  * (SCM_RIGHTS). corral serves each on a thread of its own: CONNECT host:port and absolute-form
- * http:// requests, to the hosts of cr_policy.allow_hosts only, and never to a host-local address
- * (loopback, link-local, unspecified) unless the host was named as that exact IPv4 literal. */
+ * http:// requests, to the hosts of cr_policy.allow_hosts only. A host name never leads to an
+ * address that is not globally reachable (ns/addr-class.h: the IANA special-purpose registries)
+ * or that belongs to one of corral's host's own interfaces, unless that IPv4 address is itself
+ * listed. The parsers are in ns/proxy-parse.h; the forwarder in ns/proxy-forwarder.c. */
 #pragma once
 
 #include <sys/types.h>
@@ -34,7 +36,7 @@ int cr_proxy_sandbox_fd(const struct cr_proxy *px);
 int cr_proxy_start(struct cr_proxy *px);
 /* Add "allow_hosts" (the list) and "proxy" to @enforced: {"address": "127.0.0.1:3128",
  * "allowed": connections served, "denied": refused by allow_hosts (403: a host not listed, or one
- * that resolves only to host-local addresses), "failed": malformed requests and hosts that could
+ * that resolves only to refused addresses), "failed": malformed requests and hosts that could
  * not be resolved or reached, and connections over the limit (400, 408, 431, 502, 503, 504)}. @px may be NULL: nothing is added.
  * 0 or -ENOMEM. */
 int cr_proxy_report(const struct cr_proxy *px, struct json_object *enforced);

@@ -81,6 +81,37 @@ else
 	not_ok "positive control: the host's HTTP server listens on 127.0.0.1:$PORT"
 	exit 1
 fi
+# The host's echo server, 127.0.0.1 only: a POST is answered with the sha256 of its body (read as
+# Content-Length says); anything else is echoed back as it comes (a tunnel's bytes).
+cat >"$CR_TMP/echo-srv.py" <<-'EOF'
+	import hashlib, socketserver, sys
+	class H(socketserver.BaseRequestHandler):
+	    def handle(self):
+	        data = self.request.recv(65536)
+	        if data.startswith(b"POST "):
+	            while b"\r\n\r\n" not in data:
+	                data += self.request.recv(65536)
+	            head, _, body = data.partition(b"\r\n\r\n")
+	            n = int([l.split(b":", 1)[1] for l in head.split(b"\r\n")
+	                     if l.lower().startswith(b"content-length:")][0])
+	            while len(body) < n:
+	                body += self.request.recv(65536)
+	            out = hashlib.sha256(body).hexdigest().encode()
+	            self.request.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(out), out))
+	            return
+	        while data:
+	            self.request.sendall(data)
+	            data = self.request.recv(65536)
+	socketserver.ThreadingTCPServer.allow_reuse_address = True
+	socketserver.ThreadingTCPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+EOF
+ECHO_PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$PY" "$CR_TMP/echo-srv.py" "$ECHO_PORT" >/dev/null 2>&1 &
+HOST_PIDS+=($!)
+if ! wait_for "$PEER" connect-tcp 127.0.0.1 "$ECHO_PORT" 2>/dev/null; then
+	not_ok "positive control: the host's echo server listens on 127.0.0.1:$ECHO_PORT"
+	exit 1
+fi
 # A non-loopback IPv4 address of the host, if it has one.
 HOST_IP=$(ip -4 -o addr show scope global 2>/dev/null | awk '{ sub("/.*", "", $4); print $4; exit }')
 
@@ -155,6 +186,38 @@ write_scripts() { # WS MODE
 		except OSError:
 		    pass
 		print("long=" + s.recv(4096).decode().split("\r\n")[0])
+	EOF
+	# early.py PORT: what a client sends together with its request head, in one send: a POST's
+	# body (binary, with bare LF and control bytes), and a TLS ClientHello's first bytes right after
+	# a CONNECT head (as clients that send early data do). Prints the sha256 the echo server got
+	# and whether the tunnel echoed the bytes back.
+	cat >"$1/early.py" <<-'EOF'
+		import hashlib, socket, sys
+		port = int(sys.argv[1])
+		def exchange(data, want):
+		    s = socket.create_connection(("127.0.0.1", 3128), timeout=20)
+		    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+		    s.sendall(data)
+		    got = b""
+		    while len(got) < want:
+		        chunk = s.recv(65536)
+		        if not chunk:
+		            break
+		        got += chunk
+		    s.close()
+		    return got
+		body = b"a=1\nb=\x01\x00\xff\r\n" * 64
+		got = exchange(b"POST http://127.0.0.1:%d/upload HTTP/1.1\r\nContent-Type: application/octet-stream\r\n"
+		               b"Content-Length: %d\r\n\r\n%s" % (port, len(body), body), 1 << 20)
+		head, _, rest = got.partition(b"\r\n\r\n")
+		print("post=" + head.split(b"\r\n")[0].decode())
+		print("post_ok=" + str(rest.decode(errors="replace") == hashlib.sha256(body).hexdigest()))
+		hello = bytes.fromhex("160301020001000200fc0303") + bytes(range(256))
+		established = b"HTTP/1.1 200 Connection Established\r\n\r\n"
+		got = exchange(b"CONNECT 127.0.0.1:%d HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n%s" % (port, port, hello),
+		               len(established) + len(hello))
+		print("connect=" + got.split(b"\r\n")[0].decode(errors="replace"))
+		print("early_ok=" + str(got == established + hello))
 	EOF
 	# busy.py: 256 idle connections to the proxy, then one more, which should get 503.
 	cat >"$1/busy.py" <<-'EOF'
@@ -298,6 +361,21 @@ test_relay() {
 		eval '[ "$(value long)" = "HTTP/1.1 431 Request Header Fields Too Large" ]'
 }
 
+# A request's body, or a tunnel's first bytes, that arrive in the same segment as the head are
+# sent on, not refused as a malformed head.
+test_early() {
+	local m=$1 ws=$2
+	sb "$m" "$ws" --allow-host "127.0.0.1:$ECHO_PORT" --allow-host "127.0.0.1:$PORT" -- sh -c "
+		$PY $ws/early.py $ECHO_PORT
+		$PY $ws/fetch.py http://127.0.0.1:$PORT/token.txt"
+	check_sb "$m: positive control: the same sandbox fetches the token" \
+		eval '[ "$(value 1)" = "OK $TOKEN" ]'
+	check_sb "$m: a POST whose binary body comes in the same send as its head reaches the host intact (got $(value post), intact: $(value post_ok))" \
+		eval '[ "$(value post)" = "HTTP/1.0 200 OK" ] && [ "$(value post_ok)" = True ]'
+	check_sb "$m: a CONNECT followed at once by TLS ClientHello bytes is a tunnel that carries them (got $(value connect), echoed: $(value early_ok))" \
+		eval '[ "$(value connect)" = "HTTP/1.1 200 Connection Established" ] && [ "$(value early_ok)" = True ]'
+}
+
 # The command exits while a tunnel and an idle connection are open: corral returns at once, and
 # nothing is left (the forwarder dies with the pid namespace; the proxy's threads end).
 test_lifetime() {
@@ -325,9 +403,11 @@ test_lifetime() {
 	fi
 }
 
-# Names that resolve to addresses off the public internet (private, shared, link-local, IPv6
-# unique-local) are refused even when listed, unless the address itself is listed. corral runs in
-# a network and mount namespace of the test's own: lo carries one address of each kind, a hosts
+# Names that resolve to addresses that are not globally reachable (private, shared, link-local,
+# IPv6 unique-local, documentation, 6to4 and IPv4-mapped forms of those) or that belong to the
+# host's own interfaces are refused even when listed, unless the address itself is listed. corral
+# runs in a network and mount namespace of the test's own: lo carries one address of each kind
+# (11.0.0.7 and 11.0.0.8, globally reachable, stand for the host's own public address), a hosts
 # file names them, and an HTTP server listens on all of them, so that each refusal is corral's
 # (internal-net.sh checks first that every address answers). Root only: it takes a new network
 # namespace, addresses and a bind mount over /etc/hosts; as the user, corral runs there through
@@ -340,15 +420,19 @@ write_internal_net() {
 		hosts=$1 srv=$2 port=$3
 		shift 3
 		ip link set lo up || exit 97
-		for a in 10.213.0.1 10.213.0.2 172.20.0.1 192.168.77.1 100.64.0.1 169.254.77.1; do
+		v4="10.213.0.1 10.213.0.2 172.20.0.1 192.168.77.1 100.64.0.1 169.254.77.1
+			198.51.100.7 198.51.100.8 192.0.2.9 203.0.113.9 11.0.0.7 11.0.0.8"
+		for a in $v4; do
 			ip addr add "$a/32" dev lo || exit 97
 		done
-		v6=fd00:213::1 any=::
-		ip -6 addr add "$v6/128" dev lo nodad 2>/dev/null || v6= any=0.0.0.0
+		v6="fd00:213::1 2002:c633:6407::1" any=::
+		for a in $v6; do
+			ip -6 addr add "$a/128" dev lo nodad 2>/dev/null || { v6= any=0.0.0.0; break; }
+		done
 		mount --bind "$hosts" /etc/hosts || exit 97
 		python3 -m http.server "$port" --bind "$any" --directory "$srv" >/dev/null 2>&1 &
 		srv_pid=$!
-		for a in 10.213.0.1 10.213.0.2 172.20.0.1 192.168.77.1 100.64.0.1 169.254.77.1 $v6; do
+		for a in $v4 $v6; do
 			python3 - "$a" "$port" <<-'PY' || { echo "internal-net: nothing answers on $a" >&2; kill "$srv_pid"; exit 98; }
 				import socket, sys, time
 				for _ in range(100):
@@ -360,7 +444,7 @@ write_internal_net() {
 				sys.exit(1)
 			PY
 		done
-		echo "ipv6=${v6:-none}" >&2
+		echo "ipv6=${v6:-none}" | tr ' ' , >&2
 		"$@"
 		rc=$?
 		kill "$srv_pid"
@@ -376,12 +460,20 @@ write_internal_net() {
 		169.254.77.1 corral-linklocal.test
 		10.213.0.2 corral-listed.test
 		fd00:213::1 corral-ula.test
+		198.51.100.7 doc2.corral-wild.test
+		192.0.2.9 doc1.corral-wild.test
+		203.0.113.9 doc3.corral-wild.test
+		::ffff:198.51.100.7 mapped.corral-wild.test
+		11.0.0.7 own.corral-wild.test
+		2002:c633:6407::1 sixtofour.corral-wild.test
+		11.0.0.8 ownlisted.corral-wild.test
+		198.51.100.8 doclisted.corral-wild.test
 	EOF
 	chmod a+r "$CR_TMP/internal-hosts"
 }
 
 test_internal() {
-	local m=$1 ws=$2 pre=() names=() urls=() i denied=5
+	local m=$1 ws=$2 pre=() names=() urls=() i denied=10
 	if [ "$(id -u)" -ne 0 ]; then
 		skip "$m: names resolving to private, shared and link-local addresses are refused" \
 			"the suite runs as a user: it needs root for a network namespace with such addresses and a hosts file"
@@ -392,29 +484,48 @@ test_internal() {
 		names+=(--allow-host "$i.test")
 		urls+=("http://$i.test:$PORT/token.txt")
 	done
+	# 9-14: a listed wildcard's names that lead where no name may; 15, 16: the positive controls,
+	# names whose address (the host's own; a documentation one) is listed too.
+	for i in doc2 doc1 doc3 mapped own sixtofour ownlisted doclisted; do
+		urls+=("http://$i.corral-wild.test:$PORT/token.txt")
+	done
 	SB_WRAP=(unshare -m -n --propagation private sh "$CR_TMP/internal-net.sh" "$CR_TMP/internal-hosts" "$SRV_DIR" "$PORT" "${pre[@]}")
 	sb root "$ws" "${names[@]}" --allow-host corral-listed.test --allow-host 10.213.0.2 \
+		--allow-host '*.corral-wild.test' --allow-host 11.0.0.8 --allow-host "198.51.100.8:$PORT" \
 		--json-status "$ws/internal.json" -- \
-		$PY "$ws/fetch.py" "${urls[@]}" "http://corral-listed.test:$PORT/token.txt" "http://10.213.0.2:$PORT/token.txt"
+		$PY "$ws/fetch.py" "${urls[@]:0:6}" "http://corral-listed.test:$PORT/token.txt" \
+		"http://10.213.0.2:$PORT/token.txt" "${urls[@]:6}"
 	SB_WRAP=()
 	check_sb "$m: positive control: a listed name whose private address is listed too (10.213.0.2) and that address itself fetch the token" \
 		eval '[ "$SB_RC" -eq 0 ] && [ "$(value 7)" = "OK $TOKEN" ] && [ "$(value 8)" = "OK $TOKEN" ]'
+	check_sb "$m: positive control: in the same sandbox, names of a listed wildcard whose address is listed too (the host's own 11.0.0.8; 198.51.100.8 on that port) fetch the token" \
+		eval '[ "$(value 15)" = "OK $TOKEN" ] && [ "$(value 16)" = "OK $TOKEN" ]'
 	i=1
 	for a in $INTERNAL_V4; do
 		check_sb "$m: escape: a listed name that resolves to $a (not listed) gets 403, the address and the --allow-host to add (got $(value $i))" \
 			eval '[[ "$(value '$i')" == "HTTP 403 corral: host "*" resolves to $a, an address off the public internet"*"--allow-host $a" ]]'
 		i=$((i + 1))
 	done
-	if grep -q "^ipv6=fd00:213::1" "$SB_ERR"; then
-		denied=6
+	i=9
+	for a in 198.51.100.7 192.0.2.9 203.0.113.9 ::ffff:198.51.100.7; do
+		check_sb "$m: escape: a wildcard name that resolves to $a (documentation, RFC 5737: not globally reachable) gets 403 and the --allow-host to add (got $(value $i))" \
+			eval '[[ "$(value '$i')" == "HTTP 403 corral: host "*" resolves to ${a#::ffff:}, an address off the public internet (documentation"*"RFC 5737)"*"--allow-host ${a#::ffff:}" ]]'
+		i=$((i + 1))
+	done
+	check_sb "$m: escape: a wildcard name that resolves to 11.0.0.7, an address of the (test's) host's own interface, gets 403 (got $(value 13))" \
+		eval '[[ "$(value 13)" == "HTTP 403 corral: host '"'"'own.corral-wild.test'"'"' resolves to 11.0.0.7, an address of corral'"'"'s host'"'"'s own network interfaces"*"--allow-host 11.0.0.7" ]]'
+	if grep -q "^ipv6=fd00:213::1,2002:c633:6407::1" "$SB_ERR"; then
+		denied=$((denied + 2))
 		check_sb "$m: escape: a listed name that resolves to the IPv6 unique-local fd00:213::1 gets 403 (got $(value 6))" \
 			eval '[[ "$(value 6)" == "HTTP 403 corral: host '"'"'corral-ula.test'"'"' resolves to fd00:213::1, an address off the public internet"* ]]'
+		check_sb "$m: escape: a wildcard name that resolves to 6to4 2002:c633:6407::1 (198.51.100.7 inside) gets 403 (got $(value 14))" \
+			eval '[[ "$(value 14)" == "HTTP 403 corral: host '"'"'sixtofour.corral-wild.test'"'"' resolves to 2002:c633:6407::1, an address off the public internet (documentation"* ]]'
 	else
-		skip "$m: escape: a listed name that resolves to an IPv6 unique-local address gets 403" "no IPv6 in the test's network namespace"
+		skip "$m: escape: names that resolve to IPv6 unique-local and 6to4 addresses get 403" "no IPv6 in the test's network namespace"
 	fi
 	if command -v jq >/dev/null; then
-		check "$m: the JSON status counts the 2 allowed and the $denied refused connections" \
-			json_ok "$ws/internal.json" ".enforced.proxy.allowed == 2 and .enforced.proxy.denied == $denied"
+		check "$m: the JSON status counts the 4 allowed and the $denied refused connections" \
+			json_ok "$ws/internal.json" ".enforced.proxy.allowed == 4 and .enforced.proxy.denied == $denied"
 	else
 		skip "$m: the JSON status counts the allowed and refused connections" "jq is not installed"
 	fi
@@ -443,6 +554,7 @@ for m in $MODES; do
 	test_denied "$m" "$ws"
 	test_ports "$m" "$ws"
 	test_relay "$m" "$ws"
+	test_early "$m" "$ws"
 	test_lifetime "$m" "$ws"
 	test_internal "$m" "$ws"
 	test_degraded "$m" "$ws"
