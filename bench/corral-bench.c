@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "macro.h"
+#include "launcher/base/macro.h"
 
 extern char **environ;
 

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "macro.h"
+#include "launcher/base/macro.h"
 #include "seccomp/seccomp-internal.h"
 #include "seccomp/seccomp.h"
 

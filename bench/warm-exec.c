@@ -23,10 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "driver.h"
-#include "log.h"
-#include "policy.h"
+#include "launcher/policy/cli.h"
+#include "launcher/driver.h"
+#include "launcher/base/log.h"
+#include "launcher/policy/policy.h"
 
 #define PAUSE_US 2000
 

@@ -21,7 +21,7 @@
 
 #include "cgroup-internal.h"
 #include "cgroup.h"
-#include "macro.h"
+#include "launcher/base/macro.h"
 
 #define LAUNCHER_LEAF "corral-launcher"
 #define CPU_PERIOD_US 100000

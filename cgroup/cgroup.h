@@ -27,7 +27,7 @@ const char *cr_cgroup_layout_to_string(enum cr_cgroup_layout layout);
 
 #include <sys/types.h>
 
-#include "limits.h"
+#include "launcher/policy/limits.h"
 
 /* What a run enforces and how. Filled by cr_cgroup_create(), read by the JSON report. */
 struct cr_limits_report {

@@ -8,7 +8,7 @@
 
 #include "cgroup-internal.h"
 #include "cgroup.h"
-#include "macro.h"
+#include "launcher/base/macro.h"
 
 static const char *const ctl_names[_CR_CTL_MAX] = {
 	[CR_CTL_MEMORY] = "memory",

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
-#include "macro.h"
+#include "launcher/base/macro.h"
 
 const char *cr_cgroup_layout_to_string(enum cr_cgroup_layout layout)
 {

@@ -6,7 +6,7 @@
 #include <sys/resource.h>
 
 #include "cgroup.h"
-#include "macro.h"
+#include "launcher/base/macro.h"
 
 static int set_one(int resource, rlim_t v)
 {

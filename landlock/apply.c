@@ -11,9 +11,9 @@
 
 #include "landlock-internal.h"
 #include "landlock-sys.h"
-#include "log.h"
-#include "macro.h"
-#include "ns/path-open.h"
+#include "launcher/base/log.h"
+#include "launcher/base/macro.h"
+#include "launcher/base/path-open.h"
 
 /* Grant @access (already masked by what the ruleset handles) beneath the file at @fd; a file
  * that is not a directory keeps only the file rights. 0 (also when nothing is left to grant) or

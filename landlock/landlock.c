@@ -9,7 +9,7 @@
 
 #include "landlock-internal.h"
 #include "landlock-sys.h"
-#include "macro.h"
+#include "launcher/base/macro.h"
 
 /* clang-format off */
 const struct cr_ll_right cr_ll_rights[] = {

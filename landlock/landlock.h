@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "policy.h"
+#include "launcher/policy/policy.h"
 
 struct json_object;
 

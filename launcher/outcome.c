@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 
-#include "exit-codes.h"
+#include "launcher/base/exit-codes.h"
 #include "outcome.h"
 
 int cr_exit_code(const struct cr_outcome *o, bool timed_out)

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "json-text.h"
-#include "macro.h"
+#include "launcher/policy/cli.h"
+#include "launcher/base/json-text.h"
+#include "launcher/base/macro.h"
 #include "status.h"
 
 const char *cr_signal_name(int sig)

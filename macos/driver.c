@@ -22,10 +22,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "driver.h"
-#include "log.h"
-#include "macro.h"
-#include "policy.h"
+#include "launcher/driver.h"
+#include "launcher/base/log.h"
+#include "launcher/base/macro.h"
+#include "launcher/policy/policy.h"
 #include "sbpl.h"
 
 #define SANDBOX_EXEC "/usr/bin/sandbox-exec"

@@ -3,9 +3,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "log.h"
-#include "macro.h"
-#include "policy.h"
+#include "launcher/base/log.h"
+#include "launcher/base/macro.h"
+#include "launcher/policy/policy.h"
 #include "sbpl.h"
 
 static const char **rules_of(const struct cr_policy *p, enum cr_path_access access, size_t *ret_n)

@@ -5,12 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "json-text.h"
-#include "log.h"
-#include "macro.h"
-#include "policy.h"
-#include "profile.h"
+#include "launcher/policy/cli.h"
+#include "launcher/base/json-text.h"
+#include "launcher/base/log.h"
+#include "launcher/base/macro.h"
+#include "launcher/policy/policy.h"
+#include "launcher/policy/profile.h"
 #include "sbpl.h"
 
 /* Where the driver makes the run's private directory: $(getconf DARWIN_USER_TEMP_DIR) plus a

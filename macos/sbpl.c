@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "macro.h"
+#include "launcher/base/log.h"
+#include "launcher/base/macro.h"
 #include "sbpl.h"
 
 #define PATH_MAX_BYTES 1024

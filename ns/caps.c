@@ -5,8 +5,8 @@
 #include <sys/prctl.h>
 
 #include "caps.h"
-#include "log.h"
-#include "macro.h"
+#include "launcher/base/log.h"
+#include "launcher/base/macro.h"
 
 int cr_caps_drop_all(void)
 {

@@ -15,11 +15,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "env.h"
-#include "exit-codes.h"
+#include "launcher/policy/env.h"
+#include "launcher/base/exit-codes.h"
 #include "linux-internal.h"
-#include "macro.h"
-#include "proxy.h"
+#include "launcher/base/macro.h"
+#include "ns/net/proxy.h"
 #include "seccomp/seccomp.h"
 #include "zygote.h"
 

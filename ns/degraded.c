@@ -18,13 +18,13 @@
 
 #include "cgroup/cgroup.h"
 #include "degraded.h"
-#include "env.h"
+#include "launcher/policy/env.h"
 #include "landlock-plan.h"
-#include "landlock/rules.h"
+#include "landlock-rules.h"
 #include "linux-internal.h"
-#include "log.h"
-#include "macro.h"
-#include "path-util.h"
+#include "launcher/base/log.h"
+#include "launcher/base/macro.h"
+#include "launcher/base/path-util.h"
 
 struct cr_degraded {
 	struct cr_policy policy; /* the run's, shallow, but for env: what the command gets */

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "driver.h"
+#include "launcher/driver.h"
 
 struct cr_child_ctx;
 struct cr_mount_plan;

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "idmap.h"
-#include "macro.h"
+#include "launcher/base/macro.h"
 
 void cr_idmap_compute(uint32_t uid, uint32_t gid, bool map_root, uint32_t root_uid,
 		      uint32_t root_gid, struct cr_idmap *ret)

@@ -4,10 +4,10 @@
 
 #include "landlock-plan.h"
 #include "landlock/landlock.h"
-#include "landlock/rules.h"
-#include "log.h"
+#include "landlock-rules.h"
+#include "launcher/base/log.h"
 #include "mount-plan.h"
-#include "policy.h"
+#include "launcher/policy/policy.h"
 
 void cr_ns_landlock_warn(const struct cr_landlock_plan *plan)
 {

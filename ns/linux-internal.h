@@ -6,11 +6,11 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "driver.h"
+#include "launcher/driver.h"
 #include "idmap.h"
 #include "landlock/landlock.h"
 #include "mount-plan.h"
-#include "policy.h"
+#include "launcher/policy/policy.h"
 
 /* The child's setup, in order. The failing stage's name is reported to the parent. */
 enum cr_stage {

@@ -8,10 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cgroup/limits.h"
-#include "macro.h"
+#include "launcher/policy/limits.h"
+#include "launcher/base/macro.h"
 #include "mount-plan.h"
-#include "path-util.h"
+#include "launcher/base/path-util.h"
 
 /* Shown read-only when present. On merged-/usr hosts /bin, /sbin and /lib* are symlinks and are
  * recreated as symlinks. */

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "policy.h"
+#include "launcher/policy/policy.h"
 
 enum cr_mount_kind {
 	CR_MOUNT_BIND,	  /* host src at dst, recursively; read-only unless CR_MNT_WRITABLE */

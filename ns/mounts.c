@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "linux-internal.h"
-#include "macro.h"
-#include "ns/path-open.h"
+#include "launcher/base/macro.h"
+#include "launcher/base/path-open.h"
 
 #define TREE_FLAGS (OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH)
 

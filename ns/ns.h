@@ -2,7 +2,7 @@
 /* The Linux driver's parts that the rest of ns/ and the unit tests share. */
 #pragma once
 
-#include "driver.h"
+#include "launcher/driver.h"
 #include "idmap.h"
 #include "mount-plan.h"
 

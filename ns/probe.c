@@ -15,7 +15,7 @@
 
 #include "cgroup/cgroup.h"
 #include "landlock/landlock.h"
-#include "macro.h"
+#include "launcher/base/macro.h"
 #include "ns.h"
 #include "seccomp/seccomp.h"
 

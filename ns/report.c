@@ -8,10 +8,10 @@
 #include "cgroup/cgroup.h"
 #include "degraded.h"
 #include "landlock/landlock.h"
-#include "macro.h"
+#include "launcher/base/macro.h"
 #include "mount-plan.h"
 #include "ns.h"
-#include "proxy.h"
+#include "ns/net/proxy.h"
 #include "seccomp/seccomp.h"
 
 static const unsigned long all_ns[] = {

@@ -15,10 +15,10 @@
 #include "caps.h"
 #include "cgroup/cgroup.h"
 #include "linux-internal.h"
-#include "log.h"
-#include "macro.h"
-#include "net.h"
-#include "proxy.h"
+#include "launcher/base/log.h"
+#include "launcher/base/macro.h"
+#include "ns/net/net.h"
+#include "ns/net/proxy.h"
 #include "zygote.h"
 
 /* Where the new root is assembled. It is mounted over in the child's own mount namespace only, and

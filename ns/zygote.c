@@ -65,13 +65,13 @@
 #include <unistd.h>
 
 #include "cgroup/cgroup.h"
-#include "exit-codes.h"
+#include "launcher/base/exit-codes.h"
 #include "landlock/landlock-sys.h"
 #include "landlock/landlock.h"
 #include "linux-internal.h"
-#include "macro.h"
+#include "launcher/base/macro.h"
 #include "ns.h"
-#include "proxy.h"
+#include "ns/net/proxy.h"
 #include "seccomp/seccomp.h"
 #include "zygote.h"
 

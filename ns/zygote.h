@@ -5,7 +5,7 @@
 
 #include <sys/types.h>
 
-#include "driver.h"
+#include "launcher/driver.h"
 
 struct cr_child_ctx;
 struct cr_run;

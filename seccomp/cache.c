@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "macro.h"
+#include "launcher/base/macro.h"
 #include "seccomp-internal.h"
 
 #define MAGIC "CRSCBPF\001"

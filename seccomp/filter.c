@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "macro.h"
+#include "launcher/base/log.h"
+#include "launcher/base/macro.h"
 #include "seccomp-internal.h"
 
 #ifndef CLONE_NEWTIME

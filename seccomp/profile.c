@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "macro.h"
+#include "launcher/base/macro.h"
 #include "seccomp-internal.h"
 
 /* One line of the file: the syscalls it names get these rules, replacing earlier ones. */

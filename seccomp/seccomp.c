@@ -13,8 +13,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "macro.h"
+#include "launcher/base/log.h"
+#include "launcher/base/macro.h"
 #include "seccomp-internal.h"
 #include "seccomp.h"
 

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "policy.h"
+#include "launcher/policy/policy.h"
 
 /* Can this kernel install seccomp filters (CONFIG_SECCOMP_FILTER)? */
 bool cr_seccomp_available(void);

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "macro.h"
+#include "launcher/base/macro.h"
 #include "seccomp-internal.h"
 
 #define E(n)	{ .name = n, .err = EPERM }

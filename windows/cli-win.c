@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli-win.h"
-#include "log.h"
+#include "launcher/base/log.h"
 #include "win-macro.h"
 #include "wstr.h"
 

@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <wchar.h>
 
-#include "driver.h"
-#include "policy.h"
+#include "launcher/driver.h"
+#include "launcher/policy/policy.h"
 
 struct json_object;
 

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <windows.h>
 
-#include "driver.h"
+#include "launcher/driver.h"
 #include "errno-map.h"
-#include "policy.h"
+#include "launcher/policy/policy.h"
 #include "win-macro.h"
 #include "windows-internal.h"
 #include "wstr.h"

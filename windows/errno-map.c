@@ -6,7 +6,7 @@
 #include <windows.h>
 
 #include "errno-map.h"
-#include "macro.h"
+#include "launcher/base/macro.h"
 
 /* clang-format off */
 static const struct {

@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "cli-win.h"
-#include "json-text.h"
-#include "exit-codes.h"
-#include "log.h"
+#include "launcher/base/json-text.h"
+#include "launcher/base/exit-codes.h"
+#include "launcher/base/log.h"
 
 static const char main_usage[] =
 	"Usage: corral COMMAND [OPTIONS]\n"

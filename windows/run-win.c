@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "cli-win.h"
-#include "exit-codes.h"
-#include "log.h"
-#include "outcome.h"
+#include "launcher/base/exit-codes.h"
+#include "launcher/base/log.h"
+#include "launcher/outcome.h"
 #include "token.h"
 #include "win-macro.h"
 

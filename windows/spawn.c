@@ -12,10 +12,10 @@
 #include <string.h>
 
 #include "errno-map.h"
-#include "macro.h"
+#include "launcher/base/macro.h"
 #include "win-macro.h"
 #include "windows-internal.h"
-#include "wsl.h"
+#include "wsl/wsl.h"
 #include "wstr.h"
 
 #define LOW_DIR_SDDL L"S:(ML;OICI;NW;;;LW)"

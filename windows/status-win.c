@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "cli-win.h"
-#include "json-text.h"
-#include "macro.h"
-#include "outcome.h"
+#include "launcher/base/json-text.h"
+#include "launcher/base/macro.h"
+#include "launcher/outcome.h"
 #include "win-macro.h"
 #include "wstr.h"
 

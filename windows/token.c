@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "errno-map.h"
-#include "macro.h"
+#include "launcher/base/macro.h"
 #include "token.h"
 #include "win-macro.h"
 #include "wstr.h"

@@ -4,7 +4,7 @@
 
 #include <windows.h>
 
-#include "macro.h"
+#include "launcher/base/macro.h"
 
 static inline void handle_closep(HANDLE *h)
 {

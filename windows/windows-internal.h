@@ -5,9 +5,9 @@
 #include <stdbool.h>
 #include <windows.h>
 
-#include "driver.h"
+#include "launcher/driver.h"
 #include "job.h"
-#include "policy.h"
+#include "launcher/policy/policy.h"
 #include "token.h"
 
 /* How the command is confined. */

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "cli-win.h"
-#include "json-text.h"
-#include "exit-codes.h"
-#include "log.h"
+#include "launcher/base/json-text.h"
+#include "launcher/base/exit-codes.h"
+#include "launcher/base/log.h"
 #include "win-macro.h"
 #include "wstr.h"
 

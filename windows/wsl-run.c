@@ -12,10 +12,10 @@
 
 #include "cli-win.h"
 #include "errno-map.h"
-#include "exit-codes.h"
-#include "log.h"
+#include "launcher/base/exit-codes.h"
+#include "launcher/base/log.h"
 #include "win-macro.h"
-#include "wsl.h"
+#include "wsl/wsl.h"
 #include "wstr.h"
 
 static bool is_file(const wchar_t *path)

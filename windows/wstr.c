@@ -12,7 +12,7 @@
 #include <string.h>
 #include <windows.h>
 
-#include "macro.h"
+#include "launcher/base/macro.h"
 #include "wstr.h"
 
 /* The unpaired surrogate at @w[@i] (a high one not followed by a low one, or a low one not after a

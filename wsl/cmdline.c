@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "macro.h"
+#include "launcher/base/macro.h"
 #include "wsl.h"
 
 struct buf {

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "macro.h"
+#include "launcher/base/macro.h"
 #include "wsl.h"
 
 const char *const cr_wsl_interop_env[] = {

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "macro.h"
+#include "launcher/base/log.h"
+#include "launcher/base/macro.h"
 #include "wsl.h"
 
 /* The components after a root, separated by '\' or '/', appended to @out as "/c1/c2". */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "macro.h"
+#include "launcher/base/macro.h"
 #include "seccomp/seccomp-internal.h"
 
 static const char *const profiles[] = { "default", "strict", "spawn" };

@@ -9,11 +9,11 @@
 #include <inttypes.h>
 #include <stdarg.h>
 
-#include "cgroup/limits.h"
+#include "launcher/policy/limits.h"
 #include "fuzz-util.h"
-#include "launcher/cli.h"
-#include "launcher/ports.h"
-#include "macro.h"
+#include "launcher/policy/cli.h"
+#include "launcher/policy/ports.h"
+#include "launcher/base/macro.h"
 
 #define MAX_ARGS 64
 

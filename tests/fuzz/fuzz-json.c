@@ -9,8 +9,8 @@
 #include <json-c/json.h>
 
 #include "fuzz-util.h"
-#include "launcher/json-text.h"
-#include "macro.h"
+#include "launcher/base/json-text.h"
+#include "launcher/base/macro.h"
 
 static bool valid_utf8(const char *s, size_t len)
 {

@@ -10,11 +10,11 @@
 #include <errno.h>
 #include <inttypes.h>
 
-#include "cgroup/limits.h"
+#include "launcher/policy/limits.h"
 #include "fuzz-util.h"
-#include "launcher/cli.h"
-#include "launcher/ports.h"
-#include "macro.h"
+#include "launcher/policy/cli.h"
+#include "launcher/policy/ports.h"
+#include "launcher/base/macro.h"
 
 static void check_limit(enum cr_limit l, const char *s)
 {

@@ -10,8 +10,8 @@
 #include <limits.h>
 
 #include "fuzz-util.h"
-#include "launcher/path-util.h"
-#include "macro.h"
+#include "launcher/base/path-util.h"
+#include "launcher/base/macro.h"
 
 static bool is_canonical(const char *p)
 {

@@ -10,12 +10,12 @@
 #include <errno.h>
 #include <inttypes.h>
 
-#include "cgroup/limits.h"
+#include "launcher/policy/limits.h"
 #include "fuzz-util.h"
-#include "launcher/capability.h"
-#include "launcher/path-util.h"
-#include "launcher/profile.h"
-#include "macro.h"
+#include "launcher/policy/capability.h"
+#include "launcher/base/path-util.h"
+#include "launcher/policy/profile.h"
+#include "launcher/base/macro.h"
 
 #define WS_VAR "${WORKSPACE}"
 

@@ -14,10 +14,10 @@
 #include <errno.h>
 #include <strings.h>
 
-#include "capability.h"
+#include "launcher/policy/capability.h"
 #include "fuzz-util.h"
-#include "ns/addr-class.h"
-#include "ns/proxy-parse.h"
+#include "ns/net/addr-class.h"
+#include "ns/net/proxy-parse.h"
 
 static void check_authority(const char *a, size_t n, const char *def)
 {

@@ -13,7 +13,7 @@
 
 #include "fuzz-util.h"
 #include "macos/sbpl.h"
-#include "macro.h"
+#include "launcher/base/macro.h"
 #include "wsl/wsl.h"
 
 #define MAX_PATHS 12

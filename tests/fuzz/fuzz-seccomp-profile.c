@@ -9,7 +9,7 @@
 #include <errno.h>
 
 #include "fuzz-util.h"
-#include "macro.h"
+#include "launcher/base/macro.h"
 #include "seccomp/seccomp-internal.h"
 
 static bool action_valid(uint32_t a)

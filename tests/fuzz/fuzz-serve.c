@@ -10,8 +10,8 @@
 #include <json-c/json.h>
 
 #include "fuzz-util.h"
-#include "launcher/serve-internal.h"
-#include "macro.h"
+#include "launcher/serve/serve-internal.h"
+#include "launcher/base/macro.h"
 
 static bool str_eq(const char *a, const char *b)
 {

@@ -14,10 +14,10 @@
 #include <json-c/json.h>
 
 #include "fuzz-util.h"
-#include "launcher/profile.h"
-#include "launcher/risk.h"
-#include "launcher/shell-parse.h"
-#include "macro.h"
+#include "launcher/policy/profile.h"
+#include "launcher/risk/risk.h"
+#include "launcher/risk/shell-parse.h"
+#include "launcher/base/macro.h"
 
 #define ALL_FLAGS                                                                           \
 	(CR_SH_WORD_QUOTED | CR_SH_WORD_EXPANDS | CR_SH_WORD_SUBST | CR_SH_WORD_PROCSUBST | \

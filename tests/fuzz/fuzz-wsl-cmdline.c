@@ -7,7 +7,7 @@
 #include <errno.h>
 
 #include "fuzz-util.h"
-#include "macro.h"
+#include "launcher/base/macro.h"
 #include "wsl/wsl.h"
 
 #define MAX_ARGS 64

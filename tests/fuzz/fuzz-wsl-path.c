@@ -8,7 +8,7 @@
 #include <errno.h>
 
 #include "fuzz-util.h"
-#include "macro.h"
+#include "launcher/base/macro.h"
 #include "wsl/wsl.h"
 
 static void check_linux_path(const char *win, const char *p)

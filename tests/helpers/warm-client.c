@@ -31,10 +31,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "driver.h"
-#include "log.h"
-#include "policy.h"
+#include "launcher/policy/cli.h"
+#include "launcher/driver.h"
+#include "launcher/base/log.h"
+#include "launcher/policy/policy.h"
 
 static const struct cr_warm_ops *ops;
 static int failed;

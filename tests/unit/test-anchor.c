@@ -17,9 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "anchor.h"
-#include "policy.h"
-#include "profile.h"
+#include "launcher/policy/anchor.h"
+#include "launcher/policy/policy.h"
+#include "launcher/policy/profile.h"
 
 /* snprintf() into an array, checked (and so not warned about) */
 #define FMT(buf, ...) assert_true(snprintf(buf, sizeof(buf), __VA_ARGS__) < (int)sizeof(buf))

@@ -22,11 +22,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "audit.h"
-#include "capability.h"
-#include "macro.h"
-#include "session.h"
-#include "session-internal.h"
+#include "launcher/session/audit.h"
+#include "launcher/policy/capability.h"
+#include "launcher/base/macro.h"
+#include "launcher/session/session.h"
+#include "launcher/session/session-internal.h"
 
 static char root[64];
 

@@ -13,9 +13,9 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
-#include "capability.h"
-#include "macro.h"
-#include "path-util.h"
+#include "launcher/policy/capability.h"
+#include "launcher/base/macro.h"
+#include "launcher/base/path-util.h"
 
 /* A capability written compactly: "r:/a w:/b h:*.x.com net:all spawn pids:10 t:5 u:seccomp". */
 static void build(struct cr_capability *c, const char *spec)

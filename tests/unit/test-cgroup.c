@@ -13,8 +13,8 @@
 
 #include "cgroup/cgroup-internal.h"
 #include "cgroup/cgroup.h"
-#include "cgroup/limits.h"
-#include "cli.h"
+#include "launcher/policy/limits.h"
+#include "launcher/policy/cli.h"
 
 #define FIX(name) CR_CGROUP_FIXTURES "/" name
 

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "cli.h"
+#include "launcher/policy/cli.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])) - 1) /* arrays end with NULL */
 

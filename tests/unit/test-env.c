@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "env.h"
+#include "launcher/policy/env.h"
 
 static char *const host[] = {
 	"USER=tester",

@@ -9,7 +9,7 @@
 #include <sched.h>
 #include <string.h>
 
-#include "cli.h"
+#include "launcher/policy/cli.h"
 #include "ns/idmap.h"
 #include "ns/ns.h"
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json-text.h"
+#include "launcher/base/json-text.h"
 
 #define FFFD "\xef\xbf\xbd"
 

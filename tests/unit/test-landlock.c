@@ -19,12 +19,12 @@
 
 #include "fakes/fake-landlock-sys.h"
 #include "landlock/landlock-internal.h"
-#include "landlock/rules.h"
-#include "cli.h"
-#include "macro.h"
+#include "ns/landlock-rules.h"
+#include "launcher/policy/cli.h"
+#include "launcher/base/macro.h"
 #include "ns/mount-plan.h"
-#include "policy.h"
-#include "ports.h"
+#include "launcher/policy/policy.h"
+#include "launcher/policy/ports.h"
 
 /* The test hook, defined here as corral-test-hooks defines it (landlock-internal.h). */
 static const char *test_omit;

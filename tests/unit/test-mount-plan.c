@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "ns/mount-plan.h"
-#include "policy.h"
+#include "launcher/policy/policy.h"
 
 /* ---- a fake host: a table of paths, each a directory, a file or a symlink ---- */
 

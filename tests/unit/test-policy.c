@@ -16,12 +16,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "env.h"
-#include "path-util.h"
-#include "policy.h"
-#include "capability.h"
-#include "profile.h"
+#include "launcher/policy/cli.h"
+#include "launcher/policy/env.h"
+#include "launcher/base/path-util.h"
+#include "launcher/policy/policy.h"
+#include "launcher/policy/capability.h"
+#include "launcher/policy/profile.h"
 
 /* A scratch tree, canonical, made fresh for every test:
  *   base/ws/  base/ws/sub/  base/ws2/  base/other/  base/file  base/link -> ws */

@@ -19,7 +19,7 @@
 
 #include <json-c/json.h>
 
-#include "profile.h"
+#include "launcher/policy/profile.h"
 
 /* A scratch tree, canonical, made fresh for every test:
  *   base/ws/  base/ws/sub/  base/home/  base/home/.cache/  base/home/file  base/user/

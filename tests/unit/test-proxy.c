@@ -13,9 +13,9 @@
 
 #include <cmocka.h>
 
-#include "addr-class.h"
-#include "macro.h"
-#include "proxy-parse.h"
+#include "ns/net/addr-class.h"
+#include "launcher/base/macro.h"
+#include "ns/net/proxy-parse.h"
 
 /* cr_addr_special() of an address written as text (IPv4 or IPv6). */
 static const char *special(const char *text)

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "risk.h"
-#include "shell-parse.h"
+#include "launcher/risk/risk.h"
+#include "launcher/risk/shell-parse.h"
 
 #define WS "/work/ws" /* the workspace: the classifier never looks at the file system */
 

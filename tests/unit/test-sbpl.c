@@ -18,11 +18,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "launcher/policy/cli.h"
 #include "macos/sbpl.h"
-#include "macro.h"
-#include "policy.h"
-#include "profile.h"
+#include "launcher/base/macro.h"
+#include "launcher/policy/policy.h"
+#include "launcher/policy/profile.h"
 
 #define TMPDIR_IN_RUN "/private/var/folders/zz/T/corral-run.0"
 

@@ -32,9 +32,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "macro.h"
-#include "policy.h"
+#include "launcher/policy/cli.h"
+#include "launcher/base/macro.h"
+#include "launcher/policy/policy.h"
 #include "seccomp/seccomp-internal.h"
 #include "seccomp/seccomp.h"
 

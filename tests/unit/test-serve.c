@@ -22,9 +22,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "macro.h"
-#include "serve-internal.h"
-#include "serve.h"
+#include "launcher/base/macro.h"
+#include "launcher/serve/serve-internal.h"
+#include "launcher/serve/serve.h"
 
 static int parse(const char *line, struct cr_serve_request *r, struct cr_serve_error *e)
 {

@@ -22,11 +22,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "capability.h"
-#include "exit-codes.h"
-#include "macro.h"
-#include "session.h"
-#include "session-internal.h"
+#include "launcher/policy/capability.h"
+#include "launcher/base/exit-codes.h"
+#include "launcher/base/macro.h"
+#include "launcher/session/session.h"
+#include "launcher/session/session-internal.h"
 
 struct fixture {
 	char root[64];      /* a fresh directory, removed afterwards */

@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "exit-codes.h"
-#include "status.h"
+#include "launcher/base/exit-codes.h"
+#include "launcher/status.h"
 
 /* ---- exit codes ---- */
 

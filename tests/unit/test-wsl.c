@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "macro.h"
+#include "launcher/base/macro.h"
 #include "wsl/wsl.h"
 
 static char *fixture(const char *name)

@@ -15,9 +15,9 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
-#include "macro.h"
+#include "launcher/base/macro.h"
 #include "windows-internal.h"
-#include "wsl.h"
+#include "wsl/wsl.h"
 #include "wstr.h"
 
 static char dir[MAX_PATH * 3]; /* where the test's executables are */

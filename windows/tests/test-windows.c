@@ -21,10 +21,10 @@
 
 #include "errno-map.h"
 #include "job.h"
-#include "macro.h"
+#include "launcher/base/macro.h"
 #include "token.h"
 #include "windows-internal.h"
-#include "wsl.h"
+#include "wsl/wsl.h"
 #include "wstr.h"
 
 static char helper[MAX_PATH * 3];

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <string.h>
+
+#include "launcher/policy/cli.h"
+#include "launcher/base/exit-codes.h"
+#include "launcher/base/log.h"
+#include "launcher/policy/profile.h"
+#include "launcher/session/session.h"
+#include "run.h"
+#include "launcher/serve/serve.h"
+#include "launcher/risk/risk.h"
+
+static int help(const char *topic)
+{
+	if (topic && strcmp(topic, "run") == 0)
+		fputs(cr_run_usage, stdout);
+	else if (topic && strcmp(topic, "doctor") == 0) {
+		char *args[] = { "doctor", "--help", NULL };
+
+		return cr_doctor_main(2, args);
+	} else if (topic && strcmp(topic, "profile") == 0) {
+		char *args[] = { "profile", "--help", NULL };
+
+		return cr_profile_main(2, args);
+	} else if (topic && strcmp(topic, "session") == 0) {
+		char *args[] = { "session", "--help", NULL };
+
+		return cr_session_main(2, args);
+	} else if (topic && strcmp(topic, "check") == 0) {
+		char *args[] = { "check", "--help", NULL };
+
+		return cr_check_main(2, args);
+	} else if (topic && strcmp(topic, "serve") == 0) {
+		char *args[] = { "serve", "--help", NULL };
+
+		return cr_serve_main(2, args);
+	} else if (topic) {
+		cr_log_error("help: unknown command '%s'", topic);
+		return CR_EXIT_SETUP;
+	} else
+		fputs(cr_main_usage, stdout);
+	return 0;
+}
+
+/* With 0, 1 or 2 closed, the next descriptor corral opens (a pipe to the sandbox, the status
+ * file) would land there and be handed to the command as its stdin or stdout. */
+static void ensure_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd)
+			_exit(CR_EXIT_SETUP);
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	ensure_std_fds();
+
+	if (!cmd) {
+		fputs(cr_main_usage, stderr);
+		return CR_EXIT_SETUP;
+	}
+	if (strcmp(cmd, "run") == 0)
+		return cr_run_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "doctor") == 0)
+		return cr_doctor_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "profile") == 0)
+		return cr_profile_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "session") == 0)
+		return cr_session_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "serve") == 0)
+		return cr_serve_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "check") == 0)
+		return cr_check_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0)
+		return help(strcmp(cmd, "help") == 0 && argc > 2 ? argv[2] : NULL);
+	if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
+		printf("corral %s\n", CR_VERSION);
+		return 0;
+	}
+	cr_log_error("unknown command '%s' (try: corral --help)", cmd);
+	return CR_EXIT_SETUP;
+}

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/* The policy a driver enforces: what the sandbox sees, where it may write, whether it reaches the
+ * network, and how it is started. Built once in the launcher from the command line; every backend
+ * consumes the same structure and must refuse what it cannot enforce. */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "limits.h"
+#include "ports.h"
+
+enum cr_path_access {
+	CR_PATH_RO,   /* visible, read-only */
+	CR_PATH_RW,   /* visible, writable */
+	CR_PATH_HIDE, /* replaced by an empty directory or an empty file */
+	_CR_PATH_ACCESS_MAX,
+	_CR_PATH_ACCESS_INVALID = -EINVAL,
+};
+
+enum cr_net_mode {
+	CR_NET_NONE, /* a private network with only loopback */
+	CR_NET_HOST, /* the host's network, shared */
+	CR_NET_HOSTS, /* "allow_hosts": loopback only, plus an HTTP(S) proxy that corral runs outside
+		       * the sandbox and that reaches only the hosts of cr_policy.allow_hosts */
+	_CR_NET_MAX,
+	_CR_NET_INVALID = -EINVAL,
+};
+
+/* The syscall filter (--seccomp, --seccomp-profile). */
+enum cr_seccomp_mode {
+	CR_SECCOMP_DEFAULT, /* the built-in denylist */
+	CR_SECCOMP_STRICT,  /* the denylist and what an agent's commands do not need either */
+	CR_SECCOMP_OFF,	    /* none, by explicit choice */
+	CR_SECCOMP_PROFILE, /* a user profile: --seccomp-profile FILE */
+	_CR_SECCOMP_MAX,
+	_CR_SECCOMP_INVALID = -EINVAL,
+};
+
+/* Landlock (--landlock). */
+enum cr_landlock_mode {
+	CR_LANDLOCK_BEST_EFFORT, /* what the kernel has; what it lacks is reported (the default) */
+	CR_LANDLOCK_REQUIRED,	 /* refuse to run when the kernel lacks a right of the policy */
+	CR_LANDLOCK_OFF,	 /* none, by explicit choice */
+	_CR_LANDLOCK_MODE_MAX,
+	_CR_LANDLOCK_MODE_INVALID = -EINVAL,
+};
+
+/* The highest Landlock ABI this corral knows (Linux 6.15); --landlock-min-abi goes up to it. */
+#define CR_LANDLOCK_ABI_MAX 7
+
+struct cr_path_rule {
+	char *path; /* absolute and canonical (symlinks and ".." resolved) */
+	enum cr_path_access access;
+};
+
+struct cr_policy {
+	char *workspace; /* absolute, canonical, an existing directory; writable unless workspace_ro */
+	bool workspace_ro; /* the workspace is shown read-only (profile strict) */
+	char *cwd;	 /* working directory of the command inside the sandbox */
+	char *home;	 /* $HOME inside the sandbox: an empty private directory unless bound */
+	struct cr_path_rule *paths;
+	size_t n_paths;
+	char **pins; /* directories already writable inside the workspace or a --rw path, each bound
+		      * onto itself so that the command cannot move it: the way to corral's own
+		      * files (cr_policy_guard(), anchor.h); canonical */
+	size_t n_pins;
+	enum cr_net_mode net;
+	char **allow_hosts; /* with CR_NET_HOSTS: host names and "*.domain" patterns, lower case
+			     * (see cr_host_pattern_check()); NULL-terminated; NULL otherwise */
+	size_t n_allow_hosts;
+	enum cr_landlock_mode landlock;
+	int landlock_min_abi;		   /* --landlock-min-abi; 0: none */
+	struct cr_port_range *tcp_connect; /* --tcp-connect; NULL: connect is not restricted */
+	size_t n_tcp_connect;
+	struct cr_port_range *tcp_bind;	   /* --tcp-bind; NULL: bind is not restricted */
+	size_t n_tcp_bind;
+	bool allow_degraded; /* without user namespaces, run under Landlock without them */
+	bool map_root;	/* the command sees itself as uid/gid 0 (still unprivileged on the host) */
+	uint32_t uid;	/* host ids the sandbox runs as when corral itself runs as root */
+	uint32_t gid;
+	char *hostname;
+	char **env;	/* the command's whole environment, KEY=VALUE, NULL-terminated */
+	int stdio[3];	/* with redirect_stdio: descriptors that become the command's 0, 1, 2 */
+	bool redirect_stdio; /* else the command gets corral's own 0, 1, 2 */
+	int *keep_fds;	/* descriptors passed through; every other one above 2 is closed */
+	size_t n_keep_fds;
+	uint64_t timeout_ms;	/* 0: none */
+	uint64_t kill_after_ms; /* grace between the polite stop and the forced one */
+	enum cr_seccomp_mode seccomp;
+	char *seccomp_profile;	/* canonical path of the profile, with CR_SECCOMP_PROFILE */
+	bool no_spawn;		/* --spawn=no: the command cannot start processes (threads still) */
+	struct cr_limits limits; /* --memory, --pids, ...; pids defaults to CR_DEFAULT_PIDS */
+	char **argv;		/* the command, NULL-terminated, argv[0] looked up in the sandbox PATH */
+};
+
+const char *cr_path_access_to_string(enum cr_path_access a);
+const char *cr_net_mode_to_string(enum cr_net_mode m);
+enum cr_net_mode cr_net_mode_from_string(const char *s);
+const char *cr_seccomp_mode_to_string(enum cr_seccomp_mode m);
+const char *cr_landlock_mode_to_string(enum cr_landlock_mode m);
+enum cr_landlock_mode cr_landlock_mode_from_string(const char *s);
+/* "default", "strict" or "off": the values --seccomp takes ("profile" is not one). */
+enum cr_seccomp_mode cr_seccomp_mode_from_string(const char *s);
+
+/* Free everything the policy owns and zero it. Accepts an already-empty policy. */
+void cr_policy_done(struct cr_policy *p);
+
+struct cr_run_options;
+struct cr_profile;
+struct cr_capability;
+
+/* What a policy is built from. */
+struct cr_policy_input {
+	const struct cr_run_options *opts;
+	const struct cr_profile *profile; /* the baseline; NULL: the options alone (tests) */
+	const char *session_workspace;	  /* --session: the default workspace, and --cwd must lie
+					   * inside the workspace; NULL without a session */
+	const char *const *system_paths;  /* the driver's (struct cr_driver.system_paths) */
+	char *const *host_env;
+	bool is_root; /* --uid/--gid only mean something for root */
+};
+
+/* Build the policy from the profile and the options on top of it: the profile's paths, network,
+ * spawn, limits, timeout, seccomp and Landlock modes apply unless an option says otherwise, and
+ * an option for the same path replaces the profile's rule. With a profile, also gives
+ * @ret_request (what the options ask for: --ro paths as fs_read, --rw as fs_write, --net=host,
+ * --allow-host, --spawn=yes, limits, --timeout, and layers weakened relative to the profile) and
+ * @ret_baseline (the profile's, from cr_profile_resolve()); the caller decides whether the request
+ * is allowed. Returns 0, or -errno with a one-line reason in @msg; nothing is returned on
+ * failure. */
+int cr_policy_build_from(const struct cr_policy_input *in, struct cr_policy *ret_policy,
+			 struct cr_capability *ret_request, struct cr_capability *ret_baseline,
+			 char *msg, size_t msg_size);
+
+
+/* Validate @opts and resolve it into a policy: paths canonicalized and checked to exist, the
+ * environment built from @host_env, defaults filled in. @launcher_is_root selects the id rules
+ * (--uid/--gid only mean something for root). Returns 0, or a -errno with a one-line reason that
+ * names the offending option in @msg. @ret_policy->argv points into the options' argv. */
+int cr_policy_build(const struct cr_run_options *opts, char *const *host_env, bool launcher_is_root,
+		    struct cr_policy *ret_policy, char *msg, size_t msg_size);
