@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "launcher/policy/cli.h"
+#include "launcher/base/parse-util.h"
 #include "launcher/base/json-text.h"
 #include "launcher/base/macro.h"
 #include "status.h"

@@ -81,12 +81,6 @@ struct cr_run_options {
 int cr_cli_parse_run(int argc, char **argv, struct cr_run_options *ret_opts, char *msg, size_t msg_size);
 void cr_run_options_done(struct cr_run_options *opts);
 
-/* "1.5" -> 1500. Seconds as a non-negative decimal; fraction digits past the third are ignored.
- * 0, -EINVAL, or -ERANGE past UINT64_MAX milliseconds. */
-int cr_parse_seconds(const char *s, uint64_t *ret_ms);
-/* A whole number in [min, max]. 0 or -EINVAL / -ERANGE. */
-int cr_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *ret);
-
 /* "none", "once", "session"; NULL if out of range. */
 const char *cr_grant_scope_to_string(enum cr_grant_scope g);
 

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "launcher/base/parse-util.h"
 #include "limits.h"
 #include "launcher/base/macro.h"
 

@@ -62,6 +62,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "launcher/base/parse-util.h"
 #include "env.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"

@@ -21,6 +21,7 @@
 
 #include "launcher/session/audit.h"
 #include "launcher/policy/cli.h"
+#include "launcher/base/parse-util.h"
 #include "launcher/base/exit-codes.h"
 #include "launcher/base/json-text.h"
 #include "launcher/base/log.h"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "launcher/policy/cli.h"
+#include "launcher/base/parse-util.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])) - 1) /* arrays end with NULL */
 
