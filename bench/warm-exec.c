@@ -23,7 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launcher/policy/cli.h"
+#include "launcher/policy/policy-build.h"
+#include "launcher/policy/request.h"
 #include "launcher/driver.h"
 #include "launcher/base/log.h"
 #include "launcher/policy/policy.h"

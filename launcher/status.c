@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "launcher/policy/cli.h"
+#include "launcher/policy/request.h"
 #include "launcher/base/parse-util.h"
 #include "launcher/base/json-text.h"
 #include "launcher/base/macro.h"

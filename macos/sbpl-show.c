@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "launcher/policy/cli.h"
+#include "launcher/policy/policy-build.h"
+#include "launcher/policy/request.h"
 #include "launcher/base/json-text.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"

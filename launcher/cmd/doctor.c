@@ -7,7 +7,8 @@
 
 extern char **environ;
 
-#include "launcher/policy/cli.h"
+#include "launcher/policy/policy-build.h"
+#include "launcher/policy/request.h"
 #include "launcher/driver.h"
 #include "launcher/base/macro.h"
 #include "launcher/policy/policy.h"

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "launcher/policy/policy-build.h"
 #include "launcher/policy/anchor.h"
 #include "launcher/policy/cli.h"
 #include "launcher/driver.h"

@@ -279,17 +279,6 @@ static int parse_landlock(int c, const char *arg, struct cr_run_options *o, char
 	}
 }
 
-static const char *const grant_names[_CR_GRANT_MAX] = {
-	[CR_GRANT_NONE] = "none",
-	[CR_GRANT_ONCE] = "once",
-	[CR_GRANT_SESSION] = "session",
-};
-
-const char *cr_grant_scope_to_string(enum cr_grant_scope g)
-{
-	return g >= 0 && g < _CR_GRANT_MAX ? grant_names[g] : NULL;
-}
-
 /* --profile, --session, --grant, --audit, --no-audit, --allow-host. */
 static int parse_policy(int c, const char *arg, struct cr_run_options *o, char *msg, size_t size)
 {
@@ -516,16 +505,4 @@ int cr_cli_parse_run(int argc, char **argv, struct cr_run_options *ret_opts, cha
 fail:
 	cr_run_options_done(&o);
 	return r == -ENOMEM ? cr_msg(msg, size, -EINVAL, "out of memory") : r;
-}
-
-void cr_run_options_done(struct cr_run_options *o)
-{
-	free(o->paths);
-	free(o->setenv);
-	free(o->keep_env);
-	free(o->keep_fds);
-	free(o->tcp_connect);
-	free(o->tcp_bind);
-	free(o->allow_hosts);
-	*o = (struct cr_run_options){};
 }

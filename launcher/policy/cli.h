@@ -7,82 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "policy.h"
-
-struct cr_cli_path {
-	const char *path; /* as given; resolved later by cr_policy_build() */
-	enum cr_path_access access;
-};
-
-enum cr_grant_scope {
-	CR_GRANT_NONE,
-	CR_GRANT_ONCE,	  /* --grant once: this run only */
-	CR_GRANT_SESSION, /* --grant session: this run, and later runs of the session */
-	_CR_GRANT_MAX,
-	_CR_GRANT_INVALID = -EINVAL,
-};
-
-/* `corral run` as the user wrote it. Strings point into argv. */
-struct cr_run_options {
-	const char *profile;	 /* --profile NAME|FILE; NULL: CR_DEFAULT_PROFILE */
-	const char *session;	 /* --session ID */
-	enum cr_grant_scope grant; /* --grant */
-	const char *audit;	 /* --audit FILE */
-	bool no_audit;		 /* --no-audit */
-	const char **allow_hosts; /* --allow-host, every one given */
-	size_t n_allow_hosts;
-	const char *workspace;
-	const char *cwd;
-	const char *hostname;
-	const char *json_status; /* FILE or fd:N */
-	struct cr_cli_path *paths;
-	size_t n_paths;
-	const char **setenv; /* K=V */
-	size_t n_setenv;
-	const char **keep_env;
-	size_t n_keep_env;
-	int *keep_fds;
-	size_t n_keep_fds;
-	enum cr_net_mode net;
-	bool net_set;			   /* --net or --allow-host given */
-	enum cr_landlock_mode landlock;	   /* --landlock */
-	bool landlock_set;
-	int landlock_min_abi;		   /* --landlock-min-abi; 0: none */
-	struct cr_port_range *tcp_connect; /* --tcp-connect, every one given */
-	size_t n_tcp_connect;
-	struct cr_port_range *tcp_bind;	   /* --tcp-bind, every one given */
-	size_t n_tcp_bind;
-	bool allow_degraded;
-	bool map_root;
-	bool uid_set, gid_set;
-	uint32_t uid, gid;
-	uint64_t timeout_ms;	/* 0: none */
-	uint64_t kill_after_ms;
-	enum cr_seccomp_mode seccomp; /* --seccomp: default, strict or off */
-	bool seccomp_set;
-	const char *seccomp_profile;  /* --seccomp-profile FILE */
-	bool no_spawn;		      /* --spawn=no */
-	bool spawn_set;		      /* --spawn given */
-	struct cr_limits limits; /* --memory ... --open-files, --limits */
-	bool limits_mode_set;	 /* --limits given */
-	int verbose;
-	bool help;
-	char **argv; /* the command; NULL-terminated; NULL when help was asked for */
-};
-
-#define CR_DEFAULT_SANDBOX_ID	     65534u
-#define CR_DEFAULT_KILL_AFTER_MS     2000u
-#define CR_DEFAULT_HOSTNAME	     "corral"
-/* Longest --timeout / --kill-after: a year. Keeps every deadline far from integer overflow. */
-#define CR_MAX_WAIT_MS		     (366ull * 24 * 3600 * 1000)
+#include "request.h"
 
 /* Parse `corral run` options; argv[0] is "run". Returns 0, or -EINVAL with a one-line reason in
  * @msg. ret_opts is filled only on success; free it with cr_run_options_done(). */
 int cr_cli_parse_run(int argc, char **argv, struct cr_run_options *ret_opts, char *msg, size_t msg_size);
-void cr_run_options_done(struct cr_run_options *opts);
-
-/* "none", "once", "session"; NULL if out of range. */
-const char *cr_grant_scope_to_string(enum cr_grant_scope g);
 
 /* The usage text of `corral run` and of corral itself. */
 extern const char cr_run_usage[];

@@ -61,7 +61,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "request.h"
 #include "launcher/base/parse-util.h"
 #include "env.h"
 #include "launcher/base/log.h"

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "launcher/policy/policy-build.h"
 #include "launcher/policy/cli.h"
 #include "launcher/base/json-text.h"
 #include "launcher/base/log.h"

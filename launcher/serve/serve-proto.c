@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/policy/cli.h"
+#include "launcher/policy/request.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "serve-internal.h"

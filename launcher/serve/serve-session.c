@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "launcher/policy/policy-build.h"
 #include "launcher/policy/anchor.h"
 #include "launcher/policy/cli.h"
 #include "launcher/base/exit-codes.h"

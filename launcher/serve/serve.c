@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "launcher/session/audit.h"
-#include "launcher/policy/cli.h"
+#include "launcher/policy/request.h"
 #include "launcher/base/parse-util.h"
 #include "launcher/base/exit-codes.h"
 #include "launcher/base/json-text.h"

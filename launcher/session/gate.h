@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "launcher/policy/capability.h"
-#include "launcher/policy/cli.h"
+#include "launcher/policy/request.h"
 #include "launcher/policy/profile.h"
 #include "session.h"
 

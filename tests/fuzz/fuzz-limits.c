@@ -12,7 +12,7 @@
 
 #include "launcher/policy/limits.h"
 #include "fuzz-util.h"
-#include "launcher/policy/cli.h"
+#include "launcher/policy/request.h"
 #include "launcher/base/parse-util.h"
 #include "launcher/policy/ports.h"
 #include "launcher/base/macro.h"

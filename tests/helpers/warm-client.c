@@ -31,7 +31,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "launcher/policy/cli.h"
+#include "launcher/policy/policy-build.h"
+#include "launcher/policy/request.h"
 #include "launcher/driver.h"
 #include "launcher/base/log.h"
 #include "launcher/policy/policy.h"

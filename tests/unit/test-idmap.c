@@ -9,7 +9,7 @@
 #include <sched.h>
 #include <string.h>
 
-#include "launcher/policy/cli.h"
+#include "launcher/policy/request.h"
 #include "ns/idmap.h"
 #include "ns/ns.h"
 

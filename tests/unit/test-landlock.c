@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "launcher/policy/policy-build.h"
 #include "fakes/fake-landlock-sys.h"
 #include "landlock/landlock-internal.h"
 #include "ns/landlock-rules.h"

@@ -16,7 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/policy/cli.h"
+#include "launcher/policy/policy-build.h"
+#include "launcher/policy/request.h"
 #include "launcher/policy/env.h"
 #include "launcher/base/path-util.h"
 #include "launcher/policy/policy.h"

@@ -18,7 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/policy/cli.h"
+#include "launcher/policy/policy-build.h"
+#include "launcher/policy/request.h"
 #include "macos/sbpl.h"
 #include "launcher/base/macro.h"
 #include "launcher/policy/policy.h"

@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "launcher/policy/policy-build.h"
 #include "launcher/policy/cli.h"
 #include "launcher/base/macro.h"
 #include "launcher/policy/policy.h"
