@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The audit ledger (see audit.h), and the whole-or-absent JSON-lines append that the ledger and
- * the session grants share. */
+/* The audit ledger (see audit.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -19,18 +18,8 @@
 #include "launcher/base/json-text.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
-#include "session.h"
+#include "state.h"
 #include "session-internal.h"
-
-void cr_audit_now(char ret[32])
-{
-	struct timespec ts;
-	struct tm tm;
-
-	if (clock_gettime(CLOCK_REALTIME, &ts) < 0 || !gmtime_r(&ts.tv_sec, &tm) ||
-	    strftime(ret, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		(void)snprintf(ret, 32, "1970-01-01T00:00:00Z");
-}
 
 void cr_audit_argv_hash(char *const *argv, char ret[65])
 {
@@ -42,88 +31,6 @@ void cr_audit_argv_hash(char *const *argv, char ret[65])
 		SHA256Update(&ctx, (const uint8_t *)*argv, strlen(*argv) + 1);
 	SHA256Final(digest, &ctx);
 	cr_hex(digest, sizeof(digest), ret);
-}
-
-int cr_write_all(int fd, const void *data, size_t size)
-{
-	for (const char *p = data; size > 0;) {
-		ssize_t n = write(fd, p, size);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return negative_errno();
-		if (n == 0)
-			return -EIO;
-		p += n;
-		size -= (size_t)n;
-	}
-	return 0;
-}
-
-/* Does the file end in something other than a newline (a line cut short by a crash)? A file
- * that cannot be read (opened O_WRONLY by a caller) is taken to end well. */
-static bool ends_unterminated(int fd, off_t end)
-{
-	char c;
-
-	return end > 0 && pread(fd, &c, 1, end - 1) == 1 && c != '\n';
-}
-
-/* @buf is "\n" + the line + "\n": the leading newline is written only when the file needs it.
- * Under LOCK_EX every writer appends after the others' whole lines; a failed write is cut off
- * again, so the file ends where it ended before. */
-static int append_locked(int fd, const char *buf, size_t len, bool *ret_residue)
-{
-	off_t end;
-	int r;
-
-	while (flock(fd, LOCK_EX) < 0)
-		if (errno != EINTR)
-			return negative_errno();
-	end = lseek(fd, 0, SEEK_END);
-	if (end < 0) {
-		r = negative_errno();
-		goto out_unlock;
-	}
-	if (!ends_unterminated(fd, end))
-		buf++, len--;
-	r = cr_write_all(fd, buf, len);
-	if (r < 0 && ftruncate(fd, end) < 0)
-		*ret_residue = true; /* e.g. chattr +a; the caller says so */
-out_unlock:
-	(void)flock(fd, LOCK_UN);
-	return r;
-}
-
-int cr_jsonl_append(int fd, json_object *o, const char *label, char *msg, size_t size)
-{
-	_cleanup_free_ char *text = cr_json_text(o, JSON_C_TO_STRING_PLAIN |
-							       JSON_C_TO_STRING_NOSLASHESCAPE);
-	_cleanup_free_ char *buf = NULL;
-	bool residue = false;
-	size_t len;
-	int r;
-
-	if (!text)
-		return cr_msg(msg, size, -ENOMEM, "out of memory");
-	len = strlen(text);
-	if (len + 1 > CR_JSONL_LINE_MAX)
-		return cr_msg(msg, size, -E2BIG,
-			      "cannot append to %s: a line of %zu bytes is longer than %d", label,
-			      len + 1, CR_JSONL_LINE_MAX);
-	buf = malloc(len + 2);
-	if (!buf)
-		return cr_msg(msg, size, -ENOMEM, "out of memory");
-	buf[0] = '\n';
-	memcpy(buf + 1, text, len);
-	buf[len + 1] = '\n';
-	r = append_locked(fd, buf, len + 2, &residue);
-	if (r < 0)
-		return cr_msg(msg, size, r, "cannot append to %s: %s%s", label, strerror(-r),
-			      residue ? " (and the partial line could not be removed)"
-				      : " (nothing was written)");
-	return 0;
 }
 
 int cr_audit_open(const char *path, bool make_dir, char *msg, size_t size)

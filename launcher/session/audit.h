@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "state.h"
+
 struct json_object;
 
 /* The default ledger's name in the state directory (cr_state_dir()). */
@@ -26,10 +28,6 @@ int cr_audit_open(const char *path, bool make_dir, char *msg, size_t size);
  * -errno with @msg naming the ledger (-ENOSPC on a full disk: nothing of the line remains in the
  * file). */
 int cr_audit_append(int fd, struct json_object *entry, char *msg, size_t size);
-
-/* The current time as the ledger and the session store write it: RFC 3339, UTC, whole seconds
- * ("2026-11-22T13:17:17Z"). */
-void cr_audit_now(char ret[32]);
 
 /* The time now as the ledger writes it: RFC 3339, UTC, with milliseconds. A new JSON string, or
  * NULL on allocation failure. */

@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "launcher/policy/capability.h"
+#include "state.h"
 
 #define CR_SESSION_ID_MAX 256 /* bytes */
 
@@ -27,17 +28,6 @@ struct cr_session {
 	char *created;	 /* from the metadata: RFC 3339 UTC, when the session was first used */
 	char *profile;	 /* from the metadata: the profile given at creation; NULL if none */
 };
-
-/* The state directory from the environment (XDG_STATE_HOME if absolute, else HOME/.local/state),
- * with "/corral" appended; not created. 0, -ENOENT (neither is usable) or -ENOMEM. */
-int cr_state_dir(char *const *env, char **ret);
-
-/* Create @path and its missing parents with mode 0700. @path itself and every directory this
- * call creates must be a directory, not a symlink (-ELOOP), owned by the caller's effective uid
- * and not writable by group or others (-EPERM); parents that already existed need only be
- * directories, and may be reached through symlinks (/home -> /var/home). Safe against
- * concurrent callers (EEXIST is fine). 0 or -errno with @msg. */
-int cr_state_mkdir(const char *path, char *msg, size_t size);
 
 /* First 32 hex digits of sha256(@id), NUL-terminated. */
 void cr_session_hash(const char *id, char ret[33]);
