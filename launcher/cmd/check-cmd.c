@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check-cmd.h"
 #include "launcher/base/exit-codes.h"
 #include "launcher/base/json-text.h"
 #include "launcher/base/log.h"

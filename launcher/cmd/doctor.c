@@ -7,6 +7,7 @@
 
 extern char **environ;
 
+#include "doctor.h"
 #include "launcher/policy/policy-build.h"
 #include "launcher/policy/request.h"
 #include "launcher/driver.h"

@@ -5,14 +5,15 @@
 #include <unistd.h>
 #include <string.h>
 
+#include "check-cmd.h"
+#include "doctor.h"
+#include "profile-cmd.h"
+#include "session-cmd.h"
 #include "launcher/policy/cli.h"
 #include "launcher/base/exit-codes.h"
 #include "launcher/base/log.h"
-#include "launcher/policy/profile.h"
-#include "launcher/session/session.h"
 #include "run.h"
 #include "launcher/serve/serve.h"
-#include "launcher/risk/risk.h"
 
 static int help(const char *topic)
 {

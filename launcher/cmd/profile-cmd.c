@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "profile-cmd.h"
 #include "launcher/driver.h"
 #include "launcher/base/exit-codes.h"
 #include "launcher/base/log.h"

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "session-cmd.h"
 #include "launcher/base/exit-codes.h"
 #include "launcher/base/json-text.h"
 #include "launcher/base/log.h"

@@ -119,10 +119,6 @@ int cr_profile_resolve(const struct cr_profile *p, const char *workspace,
 extern const char *const cr_profile_builtin_names[];
 const char *cr_profile_builtin_text(const char *name);
 
-/* `corral profile list [--json]` and `corral profile show NAME [--json|--ini] [-w DIR]`;
- * argv[0] is "profile". Returns the exit status. */
-int cr_profile_main(int argc, char **argv);
-
 void cr_profile_done(struct cr_profile *p);
 
 /* What to do with @command_line, classified as @risk. The allowlist comes first: the line,

@@ -45,8 +45,4 @@ int cr_risk_argv(char *const *argv, const char *workspace, struct cr_risk *ret);
 /* {"tier": "...", "reasons": [...], "commands": [...]}. NULL on allocation failure. */
 struct json_object *cr_risk_to_json(const struct cr_risk *r);
 
-/* `corral check --shell CMD [--json] [-w DIR]` and `corral check [--json] [-w DIR] -- ARGV...`;
- * argv[0] is "check". Exit status: 0 safe, 1 caution, 2 unknown, 3 dangerous, 125 usage. */
-int cr_check_main(int argc, char **argv);
-
 void cr_risk_done(struct cr_risk *r);

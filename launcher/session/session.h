@@ -52,10 +52,5 @@ int cr_session_grants(const struct cr_session *s, struct cr_capability *ret, cha
 int cr_session_grant_add(const struct cr_session *s, const struct cr_capability *grant,
 			 const char *profile, char *msg, size_t size);
 
-/* `corral session list [--json]`, `corral session show ID [--json]`,
- * `corral session rm ID... | --hash HASH...`; argv[0] is "session". Uses cr_state_dir(environ).
- * Returns the exit status: 0, or CR_EXIT_SETUP after logging the error. */
-int cr_session_main(int argc, char **argv);
-
 /* Free what @s owns and zero it; accepts a zeroed session. */
 void cr_session_done(struct cr_session *s);

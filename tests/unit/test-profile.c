@@ -20,6 +20,7 @@
 #include <json-c/json.h>
 
 #include "launcher/policy/profile.h"
+#include "launcher/cmd/profile-cmd.h"
 
 /* A scratch tree, canonical, made fresh for every test:
  *   base/ws/  base/ws/sub/  base/home/  base/home/.cache/  base/home/file  base/user/

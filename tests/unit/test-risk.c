@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "launcher/risk/risk.h"
+#include "launcher/cmd/check-cmd.h"
 #include "launcher/risk/shell-parse.h"
 
 #define WS "/work/ws" /* the workspace: the classifier never looks at the file system */

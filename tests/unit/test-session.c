@@ -26,6 +26,7 @@
 #include "launcher/base/exit-codes.h"
 #include "launcher/base/macro.h"
 #include "launcher/session/session.h"
+#include "launcher/cmd/session-cmd.h"
 #include "launcher/session/session-internal.h"
 
 struct fixture {
