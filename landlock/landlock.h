@@ -3,7 +3,7 @@
  * that even a wrong bind gives no access the policy does not grant.
  *
  * The parent computes a plan once (cr_landlock_plan_init() for the rights this kernel has, then
- * the rules, landlock/rules.h); the sandbox's pid 1 turns it into a ruleset and enforces it on
+ * the rules, ns/landlock-rules.h); the sandbox's pid 1 turns it into a ruleset and enforces it on
  * itself as its last setup stage (cr_landlock_apply()), so pid 1 and the command share one
  * domain. In degraded mode the command's own process does the same with rules on host paths. */
 #pragma once

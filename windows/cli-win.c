@@ -304,7 +304,7 @@ int cr_win_standard_path_entry(char **ret)
 /* The command's environment: a small base (what Windows programs need to start) with the standard
  * PATH, never the caller's (its entries name the user's profile layout, and commands would find
  * programs there that nobody chose to give them); then --keep-env names, then --setenv, a later
- * entry replacing an earlier one, as on Linux (launcher/env.c). */
+ * entry replacing an earlier one, as on Linux (launcher/policy/env.c). */
 static int build_env(const struct cr_win_run_options *o, char **host, char ***ret)
 {
 	static const char *const base[] = {"PATHEXT",

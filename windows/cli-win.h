@@ -14,7 +14,7 @@
 struct json_object;
 
 #define CR_WIN_VERSION    "0.1.0"
-#define CR_WIN_EXIT_USAGE 125 /* as Linux corral: bad usage exits 125 (launcher/main.c) */
+#define CR_WIN_EXIT_USAGE 125 /* as Linux corral: bad usage exits 125 (launcher/cmd/main.c) */
 
 enum cr_win_backend {
 	CR_WIN_BACKEND_WINDOWS,

@@ -79,7 +79,7 @@ static void set_error(struct cr_setup_error *e, const char *stage, int r, const 
 /* What the windows driver cannot enforce is refused, never dropped silently. */
 static int check_policy(const struct cr_policy *p, struct cr_setup_error *err)
 {
-	/* The option names, here rather than cgroup/limits.c's cr_limit_option(), which would
+	/* The option names, here rather than launcher/policy/limits.c's cr_limit_option(), which would
 	 * bring the whole command-line parser into this build. */
 	static const struct {
 		enum cr_limit limit;

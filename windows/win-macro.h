@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Cleanup helpers for Win32 objects, in the style of launcher/macro.h. */
+/* Cleanup helpers for Win32 objects, in the style of launcher/base/macro.h. */
 #pragma once
 
 #include <windows.h>

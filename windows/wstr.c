@@ -4,7 +4,7 @@
  * three-byte form (ED A0..BF 80..BF, the "generalized UTF-8" that UTF-8 forbids), so every name
  * converts back to itself and names the same file; the rest must be well-formed UTF-8 (overlong
  * forms and other invalid bytes are refused, MB_ERR_INVALID_CHARS / WC_ERR_INVALID_CHARS). JSON
- * text is made with cr_json_text() (launcher/json-text.c), which turns each byte of such a form
+ * text is made with cr_json_text() (launcher/base/json-text.c), which turns each byte of such a form
  * into U+FFFD. */
 #include <errno.h>
 #include <limits.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Command risk analysis: the simple commands launcher/shell-parse.c finds, classified by a table
+/* Command risk analysis: the simple commands launcher/risk/shell-parse.c finds, classified by a table
  * of known programs and by the paths they touch. A command starts safe; every finding is a
  * reason with a tier, and the line takes the worst.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* A parser for the POSIX sh subset (with the bash extensions agents write) that finds the simple
- * commands a command line would run, for launcher/risk.c. Nothing is expanded or executed: a
+ * commands a command line would run, for launcher/risk/risk.c. Nothing is expanded or executed: a
  * word keeps its expansions as written ("$HOME", "$(date)") and says so in its flags. Commands
  * inside $(...), `...` and <(...) are parsed too, and name the command whose word holds them.
  * Pure and portable. */

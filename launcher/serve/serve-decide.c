@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* `corral serve`'s decisions: the command's risk tier (launcher/risk.h), the profile's rule
+/* `corral serve`'s decisions: the command's risk tier (launcher/risk/risk.h), the profile's rule
  * for it (allow, ask, deny, and its allowlist), approvals cached by scope (once: nothing kept;
  * session: in memory for the session; permanent: <state>/approvals.jsonl, per profile), and
  * the ledger line of every decision. */

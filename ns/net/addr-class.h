@@ -2,7 +2,7 @@
 /* Which addresses a host name of allow_hosts may lead to: the IANA IPv4 and IPv6 Special-Purpose
  * Address Registries (every row whose "Globally Reachable" is False is refused), multicast, and
  * the IPv4 addresses that IPv6 forms carry. Pure functions, no I/O (the proxy adds the host's own
- * interface addresses, ns/proxy.c). */
+ * interface addresses, ns/net/proxy.c). */
 #pragma once
 
 #include <netinet/in.h>

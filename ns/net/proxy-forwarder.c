@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* --net=allow_hosts: the two ends of the socketpair between the forwarder, in the sandbox, and
- * corral's proxy (ns/proxy.c). The forwarder parses nothing and decides nothing: it hands each
+ * corral's proxy (ns/net/proxy.c). The forwarder parses nothing and decides nothing: it hands each
  * connection it accepts to corral. See proxy.h. */
 #include <errno.h>
 #include <signal.h>

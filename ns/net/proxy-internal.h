@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* What ns/proxy.c and ns/proxy-forwarder.c share. */
+/* What ns/net/proxy.c and ns/net/proxy-forwarder.c share. */
 #pragma once
 
 /* In corral, on the receiving thread: one message from the forwarder, a connected TCP socket

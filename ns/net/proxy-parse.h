@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The proxy's parsers for what a sandboxed client sends (ns/proxy.c): the end of a request head,
+/* The proxy's parsers for what a sandboxed client sends (ns/net/proxy.c): the end of a request head,
  * the request line and header lines, an authority (host:port), an absolute-form http:// URL, and
  * the head corral sends on. Pure functions: no I/O, no allocation, each refusal with a reason for
  * the client. */

@@ -5,9 +5,9 @@
  * 127.0.0.1:3128 and passes each socket to corral over an AF_UNIX SOCK_SEQPACKET socketpair
  * (SCM_RIGHTS). corral serves each on a thread of its own: CONNECT host:port and absolute-form
  * http:// requests, to the hosts of cr_policy.allow_hosts only. A host name never leads to an
- * address that is not globally reachable (ns/addr-class.h: the IANA special-purpose registries)
+ * address that is not globally reachable (ns/net/addr-class.h: the IANA special-purpose registries)
  * or that belongs to one of corral's host's own interfaces, unless that IPv4 address is itself
- * listed. The parsers are in ns/proxy-parse.h; the forwarder in ns/proxy-forwarder.c. */
+ * listed. The parsers are in ns/net/proxy-parse.h; the forwarder in ns/net/proxy-forwarder.c. */
 #pragma once
 
 #include <sys/types.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* launcher/cli.c: the options of `corral run`, with getopt_long.
+/* launcher/policy/cli.c: the options of `corral run`, with getopt_long.
  * Invariants: the arguments parse (0) or are refused (-EINVAL with a reason), the same way
  * twice (getopt's state is reset); parsed options are in range (ids, timeouts, ports, limits,
  * the command non-empty); written back as a canonical argument vector ("--name=value" for every

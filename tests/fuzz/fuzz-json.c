@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* launcher/json-text.c: the one way corral writes JSON.
+/* launcher/base/json-text.c: the one way corral writes JSON.
  * Invariants: whatever bytes the strings (keys and values, at any depth) hold, cr_json_text()
  * gives text that is valid UTF-8 (cr_utf8_seq() accepts it throughout) and strict JSON (json-c's
  * parser with JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8), on one line; parsed again,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* launcher/path-util.c: the path checks every backend shares.
+/* launcher/base/path-util.c: the path checks every backend shares.
  * Invariants: a path cr_path_check() accepts is non-empty, shorter than PATH_MAX, free of
  * control characters, and absolute when asked; cr_path_canonicalize() gives an absolute path
  * that passes the check, names no "." or ".." component and canonicalizes to itself;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* launcher/profile.c (INI profiles, read with inih) and launcher/profile-resolve.c.
+/* launcher/policy/profile.c (INI profiles, read with inih) and launcher/policy/profile-resolve.c.
  * Invariants: a profile parses (0) or is refused (-EINVAL with "SOURCE:LINE: reason"); a parsed
  * profile's paths are absolute (or start with "${WORKSPACE}" and are absolute once it is
  * expanded), pass cr_path_check() and hold no '$' or '~' left to expand; its hosts are valid

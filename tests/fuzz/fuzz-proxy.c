@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The proxy's parsers and address classification: cr_http_head_end(),
  * cr_http_request_parse(), cr_http_authority_parse()/_format(), cr_http_forward_head()
- * (ns/proxy-parse.c), cr_addr_special*() and cr_addr_same() (ns/addr-class.c).
+ * (ns/net/proxy-parse.c), cr_addr_special*() and cr_addr_same() (ns/net/addr-class.c).
  * Invariants: the head ends at a blank line within the limit, and the same bytes cut there give
  * the same end while one byte less is incomplete; a parsed request names a valid lower-case host
  * and a port 1-65535 that format and parse back to the same, its offsets lie inside the head and

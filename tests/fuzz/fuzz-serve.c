@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* launcher/serve-proto.c: one line of `corral serve`'s JSON protocol.
+/* launcher/serve/serve-proto.c: one line of `corral serve`'s JSON protocol.
  * Invariants: a line is accepted (0) or refused (-EINVAL with an error code and a message that
  * cr_serve_error_json() turns into a response), nothing else; an accepted message, written back
  * as JSON and parsed again, is accepted with the same request (type, strings, argv, env, stdin

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* launcher/shell-parse.c and launcher/risk.c: `corral check --shell` and `corral serve`'s
+/* launcher/risk/shell-parse.c and launcher/risk/risk.c: `corral check --shell` and `corral serve`'s
  * classification of command lines.
  * Invariants: cr_sh_parse() accepts (0) or refuses (-EINVAL with a reason), and parses the same
  * text the same way twice; a parsed script's commands are ordered by unique id, each owner is an

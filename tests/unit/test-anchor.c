@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for launcher/anchor.c: corral's own files against a policy, on real temporary
+/* Unit tests for launcher/policy/anchor.c: corral's own files against a policy, on real temporary
  * directories. As root the sandbox's uid is set to root's own, so that what root's sandbox could
  * search is the same as what the test sees. */
 #include <stdarg.h>

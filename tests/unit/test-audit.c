@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for launcher/audit.c: the argv hash, opening the ledger (refusals), whole lines
+/* Unit tests for launcher/session/audit.c: the argv hash, opening the ledger (refusals), whole lines
  * under concurrency, and a full disk (in a private tmpfs) for the ledger and the session store. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for launcher/cli.c: `corral run` option parsing and the number parsers. */
+/* Unit tests for launcher/policy/cli.c: `corral run` option parsing and the number parsers. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for launcher/env.c: the command's environment. */
+/* Unit tests for launcher/policy/env.c: the command's environment. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for launcher/json-text.c: JSON text that is valid UTF-8 whatever bytes went in. */
+/* Unit tests for launcher/base/json-text.c: JSON text that is valid UTF-8 whatever bytes went in. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for landlock/ (and the port lists of launcher/ports.c) against a faked syscall layer
+/* Unit tests for landlock/ (and the port lists of launcher/policy/ports.c) against a faked syscall layer
  * (tests/fakes/fake-landlock-sys.c): the ABI masks for every ABI 1-7, refusals, rules on files and
  * directories, port rules, the rules derived from a mount plan, and the JSON report. */
 #include <stdarg.h>
@@ -686,7 +686,7 @@ static void test_report(void **state)
 	json_object_put(o);
 }
 
-/* ---- port lists (launcher/ports.c) ---- */
+/* ---- port lists (launcher/policy/ports.c) ---- */
 
 static void test_ports_parse(void **state)
 {
@@ -721,7 +721,7 @@ static void test_ports_parse(void **state)
 	free(r);
 }
 
-/* ---- the options (launcher/cli.c, launcher/policy.c) ---- */
+/* ---- the options (launcher/policy/cli.c, launcher/policy/policy.c) ---- */
 
 static void test_options(void **state)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for launcher/policy.c and launcher/path-util.c, against real temporary directories. */
+/* Unit tests for launcher/policy/policy.c and launcher/base/path-util.c, against real temporary directories. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

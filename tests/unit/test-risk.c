@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for launcher/shell-parse.c and launcher/risk.c: the parser against tricky input,
+/* Unit tests for launcher/risk/shell-parse.c and launcher/risk/risk.c: the parser against tricky input,
  * the classifier's tiers and reasons, limits, the JSON form and `corral check`. */
 #include <stdarg.h>
 #include <stddef.h>

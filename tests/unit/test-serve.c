@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for `corral serve`'s protocol (launcher/serve-proto.c): every request type's good
+/* Unit tests for `corral serve`'s protocol (launcher/serve/serve-proto.c): every request type's good
  * form, and refusals of malformed, truncated and non-UTF-8 messages, wrong types, unknown and
  * missing fields; then the server itself over pipes (cr_serve_main in a child, --stdio, no
  * sandbox needed): a bad message and an oversized one are answered with an error and the

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for launcher/session.c and launcher/session-cmd.c: ids and their hashes, lazy and
+/* Unit tests for launcher/session/session.c and launcher/cmd/session-cmd.c: ids and their hashes, lazy and
  * concurrent creation, the refusals (symlinks, owners, modes), grants, and `corral session`. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -213,7 +213,7 @@ static int setup(void **state)
 	return 0;
 }
 
-/* Usage errors exit 125 as Linux corral's do (launcher/main.c); --help and --version 0. */
+/* Usage errors exit 125 as Linux corral's do (launcher/cmd/main.c); --help and --version 0. */
 static void test_usage(void **state)
 {
 	assert_int_equal(corral((const char *[]){"--help", NULL}), 0);
