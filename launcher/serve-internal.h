@@ -100,6 +100,12 @@ struct json_object *cr_serve_response(const char *type, struct json_object *id);
 char *cr_serve_base64_encode(const void *data, size_t len);
 int cr_serve_base64_decode(const char *s, size_t len, char **ret, size_t *ret_len);
 
+/* Which host path of @p (its workspace, a --ro / --rw path) or of @system_paths (shown
+ * read-only to every sandbox) shows @path (canonical) to the sandbox; NULL if none. The paths a
+ * sandbox sees from the host are these binds; /tmp, $HOME, /dev and /proc are its own. */
+const char *cr_serve_policy_shows(const struct cr_policy *p, const char *const *system_paths,
+				  const char *path);
+
 /* "once", "session", "permanent"; NULL if out of range. */
 const char *cr_serve_scope_to_string(enum cr_serve_scope s);
 
@@ -142,6 +148,7 @@ struct serve {
 	char **approved;      /* permanent approvals, "PROFILE\nCOMMAND LINE" */
 	size_t n_approved;
 	int listen_fd, sig_fd;
+	char *socket_path; /* --socket, canonical; NULL with --stdio */
 	int devnull_fd; /* the stdin of commands that get none */
 	bool quit;
 	bool draining; /* --stdio input ended: answer what runs, then quit */
@@ -251,6 +258,10 @@ int serve_execs_tick(struct serve *sv);
 /* Drop every exec of @client (it is gone) / of every client, and every session. */
 void serve_client_gone(struct serve *sv, uint64_t client);
 void serve_shutdown(struct serve *sv);
+
+/* -EPERM with a sentence in @msg if a sandbox of policy @p would see the server's socket
+ * (@msg NULL: at start-up, logged); else 0. */
+int serve_socket_check(struct serve *sv, const struct cr_policy *p, char *msg, size_t size);
 
 /* The one-off sandbox of a cold exec (serve-cold.c). */
 int serve_cold_policy(struct serve *sv, struct serve_exec *x, struct cr_policy *ret, char *msg,

@@ -24,6 +24,7 @@
 #include "exit-codes.h"
 #include "log.h"
 #include "macro.h"
+#include "peer.h"
 #include "serve-internal.h"
 #include "serve.h"
 
@@ -43,7 +44,8 @@ static const char usage[] =
 	"                         stops the server (for an agent that spawns it)\n"
 	"      --socket PATH      listen on a unix socket created with mode 0600 (an existing\n"
 	"                         socket is replaced, any other file refused); only peers of\n"
-	"                         the same uid are served (SO_PEERCRED)\n"
+	"                         the same uid outside every corral sandbox are served, and\n"
+	"                         no session may see the socket\n"
 	"\n"
 	"Options:\n"
 	"      --pool N           ready workers per session, 1-16 (default 2)\n"
@@ -393,24 +395,50 @@ static int socket_listen(struct serve *sv)
 		return cr_log_errno(r, "serve: cannot listen on %s: %m", path);
 	}
 	sv->listen_fd = TAKE_FD(fd);
-	return 0;
+	sv->socket_path = realpath(path, NULL);
+	if (!sv->socket_path)
+		return cr_log_errno(negative_errno(), "serve: cannot resolve %s: %m", path);
+	return serve_socket_check(sv, &(struct cr_policy){}, NULL, 0);
 }
 
-/* A peer of another uid gets one error line and is closed. */
+int serve_socket_check(struct serve *sv, const struct cr_policy *p, char *msg, size_t size)
+{
+	const char *where = sv->socket_path
+				    ? cr_serve_policy_shows(p, sv->drv->system_paths, sv->socket_path)
+				    : NULL;
+
+	if (!where)
+		return 0;
+	if (!msg) /* at start-up: every sandbox would see it */
+		return cr_log_errno(-EPERM,
+				    "serve: --socket %s lies inside %s, which every sandbox sees: "
+				    "its commands could talk to the server; put the socket elsewhere",
+				    sv->socket_path, where);
+	return cr_msg(msg, size, -EPERM,
+		      "the server's socket %s lies inside %s, which the sandbox would see: its "
+		      "commands could talk to the server; give a workspace (and paths) that do "
+		      "not hold the socket, or move the socket (--socket)",
+		      sv->socket_path, where);
+}
+
+/* A peer that is not of our uid, or that runs inside a corral sandbox (launcher/peer.h), gets
+ * one error line and is closed; the server says why on its stderr. */
 static void socket_accept(struct serve *sv)
 {
-	static const char refused[] = "{\"type\":\"error\",\"id\":null,\"error\":\"forbidden\","
-				      "\"message\":\"corral serve serves only its own uid\"}\n";
+	static const char refused[] =
+		"{\"type\":\"error\",\"id\":null,\"error\":\"forbidden\",\"message\":\"corral "
+		"serve serves only its own uid, outside every corral sandbox\"}\n";
 	_cleanup_close_ int fd = accept4(sv->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
+	char why[256];
 
 	if (fd < 0)
 		return;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.uid != getuid()) {
-		cr_log_warning("serve: refused a client of uid %d",
-			       len == sizeof(cred) ? (int)cred.uid : -1);
-		(void)!write(fd, refused, sizeof(refused) - 1);
+	if (cr_peer_check(fd, why, sizeof(why)) < 0) {
+		cr_log_warning("serve: refused a client: %s", why);
+		(void)!write(fd, refused, sizeof(refused) - 1); /* one try: the buffer is empty */
+		/* What it sent unread would turn the close into a reset, which loses the line. */
+		while (recv(fd, why, sizeof(why), MSG_DONTWAIT) > 0)
+			;
 		return;
 	}
 	if (client_add(sv, fd, fd) >= 0)
@@ -645,6 +673,7 @@ static void teardown(struct serve *sv)
 		(void)close(sv->listen_fd);
 		(void)unlink(sv->o.socket);
 	}
+	free(sv->socket_path);
 	if (sv->sig_fd >= 0)
 		(void)close(sv->sig_fd);
 	if (sv->devnull_fd >= 0)

@@ -413,7 +413,9 @@ def scenario_socket(corral, other_uid):
     c = socket.socket(socket.AF_UNIX)
     c.connect(path)
     f = c.makefile("rw")
-    f.write('{"type":"open_session","id":1,"session":"sock","workspace":"%s"}\n' % d)
+    ws = os.path.join(d, "ws")  # not the socket's directory: a session may not see the socket
+    os.mkdir(ws)
+    f.write('{"type":"open_session","id":1,"session":"sock","workspace":"%s"}\n' % ws)
     f.flush()
     pid1 = json.loads(f.readline()).get("pid", 0)
     f.write('{"type":"exec","id":2,"session":"sock","shell":"sleep 100"}\n')
@@ -457,9 +459,180 @@ def scenario_socket(corral, other_uid):
         check("a file that is not a socket is not replaced", rc2 == 125 and f.read() == "keep",
               "rc %d" % rc2)
     os.unlink(plain)
+    os.rmdir(ws)
     check("SIGTERM stops the server with 0 and removes the socket", rc == 0 and
           not os.path.exists(path), "rc %s" % rc)
     os.rmdir(d)
+
+# What a command inside a sandbox runs against a server's socket: it says whether it sees the
+# socket, whether it can talk over a unix socket of its own (the positive control), and what the
+# server answered to an open_session, an approve and a stats.
+ATTACK = r"""
+import json, os, socket, stat, sys, threading
+path, out = sys.argv[1], {}
+try:
+    out["visible"] = stat.S_ISSOCK(os.stat(path).st_mode)
+except OSError as e:
+    out["visible"] = str(e)
+own = os.path.join(os.environ.get("TMPDIR", "/tmp"), "own-%d.sock" % os.getpid())
+srv = socket.socket(socket.AF_UNIX)
+srv.bind(own)
+srv.listen(1)
+def echo():
+    c, _ = srv.accept()
+    c.sendall(c.recv(100))
+threading.Thread(target=echo, daemon=True).start()
+c = socket.socket(socket.AF_UNIX)
+c.connect(own)
+c.sendall(b"ping")
+out["own_socket"] = c.recv(100) == b"ping"
+answers = []
+try:
+    c = socket.socket(socket.AF_UNIX)
+    c.settimeout(5)
+    c.connect(path)
+    c.sendall(b'{"type":"open_session","id":"a1","session":"evil","workspace":"/"}\n'
+              b'{"type":"approve","id":"a2","request_id":"r-1","scope":"permanent"}\n'
+              b'{"type":"stats","id":"a3"}\n')
+    data = b""
+    while data.count(b"\n") < 3:
+        chunk = c.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    for line in data.splitlines():
+        o = json.loads(line)
+        answers.append(o.get("error") or o.get("type"))
+except (OSError, ValueError) as e:
+    answers.append("connect: %s" % e)
+out["answers"] = answers
+print(json.dumps(out))
+"""
+
+
+def attack_refused(r):
+    """Did the server refuse the command that attacked it (every answer 'forbidden', or no
+    connection at all), while the command saw the socket and could use a socket of its own?"""
+    try:
+        o = json.loads(r.get("stdout") or r.get("stdout_data", "") or "{}")
+    except ValueError:
+        return False, "no report: %s" % r
+    refused = ("forbidden", "connect: [Errno 13]", "connect: [Errno 104]", "connect: [Errno 32]",
+               "connect: [Errno 111]")  # refused, or the connection reset or closed under it
+    served = [a for a in o.get("answers", []) if not a.startswith(refused)]
+    return (o.get("visible") is True and o.get("own_socket") is True and not served
+            and o.get("answers")), o
+
+
+def start_socket_server(corral, path, *extra):
+    p = subprocess.Popen([corral, "serve", "--socket", path, "--no-audit", *extra],
+                         stderr=subprocess.PIPE)
+    for _ in range(300):
+        if os.path.exists(path) or p.poll() is not None:
+            break
+        time.sleep(0.02)
+    return p
+
+
+class SocketClient(Server):
+    """A client on a server's socket, with Server's request helpers."""
+
+    def __init__(self, path):
+        self.c = socket.socket(socket.AF_UNIX)
+        self.c.connect(path)
+        self.buf = b""
+        self.pending = {}
+        self.next = 0
+
+    def send(self, msg):
+        self.next += 1
+        msg.setdefault("id", self.next)
+        self.c.sendall((json.dumps(msg) + "\n").encode())
+        return msg["id"]
+
+    def _read_line(self, timeout):
+        while b"\n" not in self.buf:
+            r, _, _ = select.select([self.c], [], [], timeout)
+            if not r:
+                raise TimeoutError("no response within %ss" % timeout)
+            chunk = self.c.recv(1 << 20)
+            if not chunk:
+                raise EOFError("the server closed the connection")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def stop(self):
+        self.c.close()
+
+
+def scenario_guard(corral, peer):
+    """Commands inside corral sandboxes attack a corral server's socket: a served command on the
+    socket of another server that lies in its workspace; a command of a one-off sandbox that an
+    approval showed the socket's directory; a `corral run --ro DIR` sandbox; the same in degraded
+    mode (no namespaces). Each must be refused, while it sees the socket and can talk over a
+    socket of its own, and a client outside is served."""
+    d = tempfile.mkdtemp(prefix="corral-guard-")
+    os.chmod(d, 0o755)
+    out, ws = os.path.join(d, "out"), os.path.join(d, "ws")
+    os.mkdir(out, 0o755)
+    os.mkdir(ws, 0o755)
+    path1, path2 = os.path.join(out, "sock"), os.path.join(ws, "sock")
+    s1 = start_socket_server(corral, path1)
+    s2 = start_socket_server(corral, path2)
+    try:
+        a = SocketClient(path1)
+        a.open("guard", workspace=ws)
+        r = a.call(dict(type="exec", session="guard", argv=["python3", "-c", ATTACK, path2]))
+        ok, o = attack_refused(r)
+        check("a served command cannot talk to a server whose socket is in its workspace",
+              ok, str(o))
+        b = SocketClient(path2)
+        r = b.call(dict(type="stats"))
+        check("a client outside is served on that socket", r.get("type") == "stats_result",
+              str(r))
+        r = b.call(dict(type="open_session", session="own", workspace=ws), 60)
+        check("a session whose workspace holds the server's socket is refused",
+              r.get("error") == "bad_session" and "socket" in r.get("message", ""), str(r))
+        b.stop()
+        # An approval that would show the socket's directory to a one-off sandbox.
+        rid = a.send(dict(type="exec", session="guard", argv=["python3", "-c", ATTACK, path1],
+                          request={"fs_read": [out]}))
+        r = a.wait(rid)
+        if r.get("type") == "needs_approval":
+            a.call(dict(type="approve", request_id=r["request_id"], scope="once"))
+            r = a.wait(rid, 60)
+        ok, o = (False, r) if r.get("type") == "exec_result" and not attack_refused(r)[0] \
+            else (True, r)
+        check("an approved request cannot show a sandbox the server's own socket",
+              ok and r.get("type") in ("error", "exec_result"), str(r))
+        a.stop()
+        for name, pre, opts in (("a `corral run --ro DIR` sandbox", [], []),
+                                ("a degraded sandbox (no namespaces)",
+                                 [peer, "deny-userns", "--"], ["--allow-degraded"])):
+            if pre and not peer:
+                continue
+            p = subprocess.run(pre + [corral, "run", "--grant", "once", *opts, "--workspace",
+                                      ws, "--ro", out, "--", "python3", "-c", ATTACK, path1],
+                               cwd=ws, capture_output=True, text=True, timeout=60)
+            ok, o = attack_refused(dict(stdout=p.stdout))
+            check("%s cannot talk to a server whose socket it sees" % name, ok,
+                  "%s %s" % (o, p.stderr[-300:]))
+        a = SocketClient(path1)
+        r = a.call(dict(type="stats"))
+        check("the legitimate client is still served", r.get("type") == "stats_result", str(r))
+        a.stop()
+    finally:
+        for p in (s1, s2):
+            p.send_signal(signal.SIGTERM)
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        err = b"".join(p.stderr.read() for p in (s1, s2)).decode(errors="replace")
+        sys.stderr.write("".join("# server: %s\n" % x for x in err.splitlines()[:12]))
+        subprocess.run(["rm", "-rf", d])
 
 
 def main():
@@ -467,6 +640,8 @@ def main():
     try:
         if name == "ask":
             scenario_ask(corral, args[0])
+        elif name == "guard":
+            scenario_guard(corral, args[0] if args else None)
         elif name == "socket":
             scenario_socket(corral, int(args[0]) if args else None)
         else:

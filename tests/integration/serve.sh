@@ -5,7 +5,9 @@
 # (per-tier rules, the allowlist, approvals by scope, a permanent one across a restart), the
 # ledger, capability requests in one-off sandboxes, a crashed sandbox replaced, SIGKILL to the
 # server leaving no sandbox process, and the socket transport (mode 0600, a peer of another uid
-# refused, a file that is not a socket left alone).
+# refused, a file that is not a socket left alone). guard: commands inside sandboxes (served,
+# one-off, `corral run`, degraded) attack a server's socket that they see: refused, while a
+# client outside is served; a session that would see the server's socket is refused.
 # shellcheck source=tests/integration/lib.sh
 source "$CR_TESTS_DIR/integration/lib.sh"
 
@@ -81,6 +83,7 @@ for mode in $MODES; do
 	scenario "$mode" crash
 	scenario "$mode" sigkill
 	scenario "$mode" cold
+	scenario "$mode" guard "$PEER"
 	limits_profile "$mode"
 	scenario "$mode" events
 	ask_profile "$mode"
