@@ -28,6 +28,13 @@ struct json_object;
 #define CR_SERVE_EOF_GRACE_MS    500  /* after the end, how long output may still arrive */
 #define CR_SERVE_MAX_ENV         4096 /* entries of "env" */
 #define CR_SERVE_MAX_ARGV        65536
+/* What one client may have buffered (docs/protocol.md, "Flow control"): past this much of
+ * responses queued and unread, its requests and its commands' output are no longer read until it
+ * reads; past this much output kept for its running commands, only its oldest one's is read;
+ * with this many commands queued or running, its next requests wait unread. */
+#define CR_SERVE_CLIENT_BACKLOG  (4 * 1024 * 1024)
+#define CR_SERVE_CLIENT_KEPT     (16 * 1024 * 1024)
+#define CR_SERVE_CLIENT_EXECS    64
 
 enum cr_serve_type {
 	CR_SERVE_OPEN_SESSION,
@@ -123,6 +130,11 @@ struct serve_client {
 	char *out;
 	size_t out_len, out_off;
 	bool eof, dead;
+	/* Counted again before each poll: the client's execs queued or running, the output kept
+	 * for its running ones, and the oldest of those. */
+	unsigned active;
+	size_t kept;
+	struct serve_exec *oldest;
 };
 
 struct serve_opts {

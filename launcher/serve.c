@@ -261,13 +261,39 @@ static void dispatch(struct serve *sv, uint64_t client, const char *line, size_t
 	cr_serve_request_done(&req);
 }
 
-/* Every whole line in the buffer; a line past --max-message is refused and skipped. */
+/* Is @c's queue of unread responses past its bound? Then nothing more of it is read, requests
+ * or its commands' output, until it reads (docs/protocol.md, "Flow control"). */
+static bool client_backlogged(const struct serve_client *c)
+{
+	return c->out_len - c->out_off > CR_SERVE_CLIENT_BACKLOG;
+}
+
+/* Are @c's requests to wait unread: its responses pile up, or it has as many commands queued
+ * or running as it may? */
+static bool client_held(const struct serve_client *c)
+{
+	return client_backlogged(c) || c->active >= CR_SERVE_CLIENT_EXECS;
+}
+
+/* How many execs @c has queued or running (c->active, as client_held() needs it now). */
+static void client_count(struct serve *sv, struct serve_client *c)
+{
+	c->active = 0;
+	for (struct serve_exec *x = sv->execs; x; x = x->next)
+		if (x->client == c->id && x->state != SERVE_EXEC_PARKED)
+			c->active++;
+}
+
+/* Every whole line in the buffer, until the client is held; a line past --max-message is
+ * refused and skipped. */
 static void client_lines(struct serve *sv, struct serve_client *c)
 {
 	size_t start = 0;
+	bool held = false;
 	char *nl;
 
-	while (!sv->quit && (nl = memchr(c->in + start, '\n', c->in_len - start))) {
+	while (!sv->quit && !(held = (client_count(sv, c), client_held(c))) &&
+	       (nl = memchr(c->in + start, '\n', c->in_len - start))) {
 		size_t len = (size_t)(nl - (c->in + start));
 
 		if (c->skipping)
@@ -282,6 +308,8 @@ static void client_lines(struct serve *sv, struct serve_client *c)
 	}
 	memmove(c->in, c->in + start, c->in_len - start);
 	c->in_len -= start;
+	if (held) /* the lines left are read once it is no longer held */
+		return;
 	if (c->in_len > sv->o.max_message && !c->skipping) {
 		serve_send_error(sv, c->id, NULL, "too_large",
 				 "a message is longer than --max-message %zu bytes; it is skipped "
@@ -543,6 +571,46 @@ static size_t count_fds(const struct serve *sv)
 	return n;
 }
 
+/* The lines a client sent that waited (it was held) and may be read now; then each client's
+ * execs queued or running, the output kept for its running ones, and the oldest of those. */
+static void clients_account(struct serve *sv)
+{
+	for (struct serve_client *c = sv->clients; c && !sv->quit; c = c->next)
+		if (!c->dead && c->in_len > 0 && memchr(c->in, '\n', c->in_len) &&
+		    (client_count(sv, c), !client_held(c)))
+			client_lines(sv, c);
+	for (struct serve_client *c = sv->clients; c; c = c->next)
+		c->active = 0, c->kept = 0, c->oldest = NULL;
+	for (struct serve_exec *x = sv->execs; x; x = x->next) {
+		struct serve_client *c = x->state == SERVE_EXEC_PARKED ? NULL
+								       : client_find(sv, x->client);
+
+		if (!c)
+			continue;
+		c->active++;
+		if (x->state != SERVE_EXEC_RUNNING)
+			continue;
+		c->kept += x->out[0].len + x->out[1].len;
+		if (!c->oldest || x->start_ms < c->oldest->start_ms)
+			c->oldest = x;
+	}
+}
+
+/* Is the output of @x to be read now? Not while its client's responses pile up: the command
+ * blocks on a full pipe (its timeout still runs). Past CR_SERVE_CLIENT_KEPT kept for the
+ * client's running commands, only the oldest's and output past its cap (read and dropped). */
+static bool output_wanted(struct serve *sv, const struct serve_exec *x, int i)
+{
+	const struct serve_client *c = client_find(sv, x->client);
+
+	if (!c)
+		return true; /* gone: the exec is about to be dropped */
+	if (client_backlogged(c))
+		return false;
+	return c->kept <= CR_SERVE_CLIENT_KEPT || c->oldest == x ||
+	       x->out[i].len >= x->out[i].limit;
+}
+
 static size_t build_fds(struct serve *sv, struct pollfd *fds, struct watch *w)
 {
 	size_t n = 0;
@@ -551,7 +619,7 @@ static size_t build_fds(struct serve *sv, struct pollfd *fds, struct watch *w)
 	if (sv->listen_fd >= 0)
 		n = add_fd(fds, w, n, sv->listen_fd, POLLIN, W_LISTEN, NULL);
 	for (struct serve_client *c = sv->clients; c; c = c->next) {
-		if (!c->eof)
+		if (!c->eof && !client_held(c))
 			n = add_fd(fds, w, n, c->in_fd, POLLIN, W_CLIENT_IN, c);
 		if (c->out_len > c->out_off)
 			n = add_fd(fds, w, n, c->out_fd, POLLOUT, W_CLIENT_OUT, c);
@@ -567,7 +635,7 @@ static size_t build_fds(struct serve *sv, struct pollfd *fds, struct watch *w)
 		else if (!x->ended)
 			n = add_fd(fds, w, n, sv->warm->exec_fd(x->e), POLLIN, W_EXEC, x);
 		for (int i = 0; i < 2; i++)
-			if (x->out[i].fd >= 0)
+			if (x->out[i].fd >= 0 && output_wanted(sv, x, i))
 				n = add_fd(fds, w, n, x->out[i].fd, POLLIN, W_EXEC, x);
 		if (x->stdin_fd >= 0)
 			n = add_fd(fds, w, n, x->stdin_fd, POLLOUT, W_EXEC, x);
@@ -579,11 +647,16 @@ static size_t build_fds(struct serve *sv, struct pollfd *fds, struct watch *w)
  * looked up again before each event. */
 static int loop_once(struct serve *sv)
 {
-	size_t cap = count_fds(sv), n;
-	_cleanup_free_ struct pollfd *fds = calloc(cap, sizeof(*fds));
-	_cleanup_free_ struct watch *w = calloc(cap, sizeof(*w));
+	_cleanup_free_ struct pollfd *fds = NULL;
+	_cleanup_free_ struct watch *w = NULL;
+	size_t cap, n;
 	int timeout, k;
 
+	clients_account(sv);
+	clients_reap(sv); /* the lines that waited may have ended a client */
+	cap = count_fds(sv);
+	fds = calloc(cap, sizeof(*fds));
+	w = calloc(cap, sizeof(*w));
 	if (!fds || !w)
 		return -ENOMEM;
 	n = build_fds(sv, fds, w);

@@ -8,6 +8,7 @@ Each scenario starts `CORRAL serve --stdio` (or --socket), sends requests, match
 by "id", and prints one line per check: "PASS name" or "FAIL name: detail" (serve.sh turns them
 into TAP). Diagnostics go to stderr."""
 
+import base64
 import json
 import os
 import select
@@ -525,8 +526,9 @@ def attack_refused(r):
 
 
 def start_socket_server(corral, path, *extra):
-    p = subprocess.Popen([corral, "serve", "--socket", path, "--no-audit", *extra],
-                         stderr=subprocess.PIPE)
+    err = tempfile.TemporaryFile()
+    p = subprocess.Popen([corral, "serve", "--socket", path, "--no-audit", *extra], stderr=err)
+    p.errfile = err
     for _ in range(300):
         if os.path.exists(path) or p.poll() is not None:
             break
@@ -534,12 +536,26 @@ def start_socket_server(corral, path, *extra):
     return p
 
 
+def server_stderr(p):
+    """What a server of start_socket_server() wrote on stderr (a file: never a full pipe)."""
+    f = p.errfile
+    f.seek(0)
+    return f.read().decode(errors="replace")
+
+
 class SocketClient(Server):
     """A client on a server's socket, with Server's request helpers."""
 
     def __init__(self, path):
         self.c = socket.socket(socket.AF_UNIX)
-        self.c.connect(path)
+        for _ in range(250):  # the server binds, then listens
+            try:
+                self.c.connect(path)
+                break
+            except ConnectionRefusedError:
+                time.sleep(0.02)
+        else:
+            self.c.connect(path)
         self.buf = b""
         self.pending = {}
         self.next = 0
@@ -551,15 +567,17 @@ class SocketClient(Server):
         return msg["id"]
 
     def _read_line(self, timeout):
-        while b"\n" not in self.buf:
+        parts = [self.buf]  # joined once: answers may be tens of MiB
+        while b"\n" not in parts[-1]:
             r, _, _ = select.select([self.c], [], [], timeout)
             if not r:
+                self.buf = b"".join(parts)
                 raise TimeoutError("no response within %ss" % timeout)
             chunk = self.c.recv(1 << 20)
             if not chunk:
                 raise EOFError("the server closed the connection")
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
+            parts.append(chunk)
+        line, self.buf = b"".join(parts).split(b"\n", 1)
         return json.loads(line)
 
     def stop(self):
@@ -630,7 +648,80 @@ def scenario_guard(corral, peer):
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
-        err = b"".join(p.stderr.read() for p in (s1, s2)).decode(errors="replace")
+        err = "".join(server_stderr(p) for p in (s1, s2))
+        sys.stderr.write("".join("# server: %s\n" % x for x in err.splitlines()[:12]))
+        subprocess.run(["rm", "-rf", d])
+
+
+def vm_kib(pid, key):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def scenario_backlog(corral, source="/dev/urandom", mib="10", count="24"):
+    """A client that sends COUNT execs of MIB MiB of output each (binary from /dev/urandom:
+    base64, 4/3 of it; NULs from /dev/zero: "\\u0000", 6 times) and reads nothing: the
+    server's memory stays bounded (peak RSS), another client's requests are answered within 1 s
+    meanwhile, and once the first client reads, it gets every byte of every answer."""
+    n, size = int(count), int(mib) << 20
+    d = tempfile.mkdtemp(prefix="corral-backlog-")
+    os.chmod(d, 0o755)
+    ws = os.path.join(d, "ws")
+    os.mkdir(ws, 0o755)
+    path = os.path.join(d, "sock")
+    p = start_socket_server(corral, path)
+    try:
+        hog, calm = SocketClient(path), SocketClient(path)
+        hog.open("hog", workspace=ws)
+        calm.open("calm", workspace=ws)
+        calm.sh("calm", "true")
+        rss0 = vm_kib(p.pid, "VmRSS")
+        ids = [hog.send(dict(type="exec", session="hog", argv=["head", "-c", str(size), source],
+                             max_output_bytes=2 * size, timeout_ms=120000))
+               for _ in range(n)]
+        worst, end, times = 0.0, time.time() + 6, []
+        while time.time() < end:
+            t = time.time()
+            r = calm.wait(calm.send(dict(type="exec", session="calm", shell="true")), 30)
+            times.append(time.time() - t)
+            worst = max(worst, times[-1])
+            if r.get("exit_code") != 0:
+                sys.stderr.write("# the other client's exec: %s\n" % r)
+                worst = 99
+            time.sleep(0.2)
+        hwm = vm_kib(p.pid, "VmHWM")
+        sys.stderr.write("# server RSS %d KiB before, peak %d KiB; the other client's answers "
+                         "in s: %s\n" % (rss0, hwm, " ".join("%.3f" % x for x in times)))
+        median = sorted(times)[len(times) // 2]
+        check("another client is answered within 1 s (median 0.1 s) while one reads nothing",
+              worst < 1.0 and median < 0.1, "slowest %.3f s, median %.3f s" % (worst, median))
+        check("the server's memory stays bounded (peak RSS up by less than 256 MiB)",
+              hwm - rss0 < 256 * 1024, "%d KiB more" % (hwm - rss0))
+        got = 0
+        for rid in ids:
+            r = hog.wait(rid, 120)
+            out = r.get("stdout")
+            out = out.encode() if out is not None else base64.b64decode(r.get("stdout_base64", ""))
+            if len(out) == size:
+                got += 1
+            else:
+                sys.stderr.write("# answer %s: %d bytes: %s\n" % (rid, len(out), {
+                    k: v for k, v in r.items() if not k.startswith(("stdout", "enforced"))}))
+        check("once it reads, the client gets every byte of every answer", got == n,
+              "%d of %d whole" % (got, n))
+        hog.stop()
+        calm.stop()
+    finally:
+        p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        err = server_stderr(p)
         sys.stderr.write("".join("# server: %s\n" % x for x in err.splitlines()[:12]))
         subprocess.run(["rm", "-rf", d])
 
@@ -640,6 +731,8 @@ def main():
     try:
         if name == "ask":
             scenario_ask(corral, args[0])
+        elif name == "backlog":
+            scenario_backlog(corral, *args)
         elif name == "guard":
             scenario_guard(corral, args[0] if args else None)
         elif name == "socket":
