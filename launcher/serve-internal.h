@@ -161,7 +161,7 @@ struct serve {
 	size_t n_approved;
 	int listen_fd, sig_fd;
 	char *socket_path; /* --socket, canonical; NULL with --stdio */
-	int devnull_fd; /* the stdin of commands that get none */
+	int devnull_fd;    /* the stdin of commands that get none */
 	bool quit;
 	bool draining; /* --stdio input ended: answer what runs, then quit */
 	struct serve_client *clients;

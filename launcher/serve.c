@@ -431,17 +431,18 @@ static int socket_listen(struct serve *sv)
 
 int serve_socket_check(struct serve *sv, const struct cr_policy *p, char *msg, size_t size)
 {
-	const char *where = sv->socket_path
-				    ? cr_serve_policy_shows(p, sv->drv->system_paths, sv->socket_path)
-				    : NULL;
+	const char *where =
+		sv->socket_path ? cr_serve_policy_shows(p, sv->drv->system_paths, sv->socket_path)
+				: NULL;
 
 	if (!where)
 		return 0;
 	if (!msg) /* at start-up: every sandbox would see it */
-		return cr_log_errno(-EPERM,
-				    "serve: --socket %s lies inside %s, which every sandbox sees: "
-				    "its commands could talk to the server; put the socket elsewhere",
-				    sv->socket_path, where);
+		return cr_log_errno(
+			-EPERM,
+			"serve: --socket %s lies inside %s, which every sandbox sees: "
+			"its commands could talk to the server; put the socket elsewhere",
+			sv->socket_path, where);
 	return cr_msg(msg, size, -EPERM,
 		      "the server's socket %s lies inside %s, which the sandbox would see: its "
 		      "commands could talk to the server; give a workspace (and paths) that do "
@@ -582,8 +583,8 @@ static void clients_account(struct serve *sv)
 	for (struct serve_client *c = sv->clients; c; c = c->next)
 		c->active = 0, c->kept = 0, c->oldest = NULL;
 	for (struct serve_exec *x = sv->execs; x; x = x->next) {
-		struct serve_client *c = x->state == SERVE_EXEC_PARKED ? NULL
-								       : client_find(sv, x->client);
+		struct serve_client *c =
+			x->state == SERVE_EXEC_PARKED ? NULL : client_find(sv, x->client);
 
 		if (!c)
 			continue;

@@ -383,6 +383,16 @@ def scenario_cold(corral):
     r = s.sh("cold", "grep -E '^Sig(Ign|Blk)' /proc/self/status", request={"network": "all"})
     check("a one-off sandbox's command starts with no signal ignored or blocked",
           r.get("stdout") == "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n", str(r))
+    # The server's stdin and stdout carry its client's requests and approvals: no process a
+    # command can see, in a warm or a one-off sandbox, may hold them.
+    server_fds = {os.readlink("/proc/%d/fd/%d" % (s.p.pid, fd)) for fd in (0, 1)}
+    fds = "for f in /proc/[0-9]*/fd/*; do readlink $f; done 2>/dev/null | sort -u"
+    for kind, req in (("warm", {}), ("one-off", {"request": {"network": "all"}})):
+        r = s.sh("cold", fds, **req)
+        seen = set((r.get("stdout") or "").split())
+        check("no process a %s command sees holds the server's stdin or stdout" % kind,
+              r.get("exit_code") == 0 and any(x.startswith("pipe:") for x in seen) and
+              not seen & server_fds, "%s in %s" % (server_fds, sorted(seen)))
     r = s.sh("cold", "sleep 10", request={"network": "all"}, timeout_ms=300)
     check("a one-off sandbox's timeout", r.get("timed_out") is True and r.get("exit_code") == 124,
           str(r))

@@ -388,8 +388,8 @@ static void test_peer_cgroup(void **state)
 	/* A run's cgroup as root (v1 and v2), a user's delegated one, a warm session's. */
 	assert_true(cr_peer_cgroup_is_sandbox("8:pids:/corral/run-4242-1\n0::/\n"));
 	assert_true(cr_peer_cgroup_is_sandbox("0::/corral/run-4242-17\n"));
-	assert_true(cr_peer_cgroup_is_sandbox(
-		"0::/user.slice/user-1000.slice/user@1000.service/app.slice/x.scope/run-9-2/sub\n"));
+	assert_true(cr_peer_cgroup_is_sandbox("0::/user.slice/user-1000.slice/user@1000.service/"
+					      "app.slice/x.scope/run-9-2/sub\n"));
 	assert_true(cr_peer_cgroup_is_sandbox("12:cpu,cpuacct:/a/run-1-1"));
 	/* Not sandboxes: corral's own leaf, lookalikes, other fields. */
 	assert_false(cr_peer_cgroup_is_sandbox("0::/user.slice/corral-launcher\n"));
