@@ -423,9 +423,27 @@ static int socket_listen(struct serve *sv)
 		return cr_log_errno(r, "serve: cannot listen on %s: %m", path);
 	}
 	sv->listen_fd = TAKE_FD(fd);
-	sv->socket_path = realpath(path, NULL);
-	if (!sv->socket_path)
-		return cr_log_errno(negative_errno(), "serve: cannot resolve %s: %m", path);
+	return 0;
+}
+
+/* The canonical path the socket will have: its directory resolved, its name kept. */
+static int socket_resolve(struct serve *sv)
+{
+	const char *path = sv->o.socket, *slash = strrchr(path, '/');
+	_cleanup_free_ char *dir = slash ? strndup(path, (size_t)(slash - path)) : NULL;
+	_cleanup_free_ char *canon = NULL;
+
+	if (slash && !dir)
+		return cr_log_errno(-ENOMEM, "serve: out of memory");
+	canon = realpath(!slash ? "." : dir[0] ? dir : "/", NULL);
+	if (!canon)
+		return cr_log_errno(negative_errno(),
+				    "serve: --socket %s: cannot resolve its directory: %m", path);
+	if (asprintf(&sv->socket_path, "%s/%s", strcmp(canon, "/") == 0 ? "" : canon,
+		     slash ? slash + 1 : path) < 0) {
+		sv->socket_path = NULL;
+		return cr_log_errno(-ENOMEM, "serve: out of memory");
+	}
 	return serve_socket_check(sv, &(struct cr_policy){}, NULL, 0);
 }
 
@@ -528,6 +546,8 @@ static int setup(struct serve *sv)
 		r = serve_approvals_load(sv, msg, sizeof(msg));
 	if (r < 0 && msg[0])
 		cr_log_error("serve: %s", msg);
+	if (r >= 0 && sv->o.socket)
+		r = socket_resolve(sv);
 	if (r >= 0 && sv->o.socket)
 		r = socket_listen(sv);
 	if (r >= 0 && sv->o.stdio) {

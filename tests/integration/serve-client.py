@@ -471,6 +471,18 @@ def scenario_socket(corral, other_uid):
               "rc %d" % rc2)
     os.unlink(plain)
     os.rmdir(ws)
+    sysock = "/usr/../usr/corral-test-%d.sock" % os.getpid()  # /usr: every sandbox sees it
+    q = subprocess.Popen([corral, "serve", "--socket", sysock, "--no-audit"],
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        _, err = q.communicate(timeout=5)
+    except subprocess.TimeoutExpired:  # it serves there: stop it, and let it remove the socket
+        q.terminate()
+        _, err = q.communicate()
+        err += " (it served)"
+    check("a socket in a directory every sandbox sees is refused at start-up",
+          q.returncode == 125 and "every sandbox sees" in err and not os.path.exists(sysock),
+          "rc %d: %s" % (q.returncode, err))
     check("SIGTERM stops the server with 0 and removes the socket", rc == 0 and
           not os.path.exists(path), "rc %s" % rc)
     os.rmdir(d)

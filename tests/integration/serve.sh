@@ -5,7 +5,7 @@
 # (per-tier rules, the allowlist, approvals by scope, a permanent one across a restart), the
 # ledger, capability requests in one-off sandboxes, a crashed sandbox replaced, SIGKILL to the
 # server leaving no sandbox process, and the socket transport (mode 0600, a peer of another uid
-# refused, a file that is not a socket left alone). guard: commands inside sandboxes (served,
+# refused, a file that is not a socket left alone, a socket in /usr refused at start-up). guard: commands inside sandboxes (served,
 # one-off, `corral run`, degraded) attack a server's socket that they see: refused, while a
 # client outside is served; a session that would see the server's socket is refused. backlog:
 # a client that never reads its answers (execs of 10 MiB of binary output, and of 4 MiB of NULs,
