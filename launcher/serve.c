@@ -468,6 +468,28 @@ int serve_socket_check(struct serve *sv, const struct cr_policy *p, char *msg, s
 		      sv->socket_path, where);
 }
 
+/* At most one line a second: a sandboxed command that connects in a loop must not fill a stderr
+ * that nobody reads, which would block the server. */
+static void log_refusal(const char *why)
+{
+	static double last_ms = -1e9;
+	static unsigned suppressed;
+	double now = serve_now_ms();
+
+	if (now - last_ms < 1000) {
+		suppressed++;
+		return;
+	}
+	if (suppressed > 0)
+		cr_log_warning("serve: refused a client: %s (and %u more refused since the last "
+			       "such line)",
+			       why, suppressed);
+	else
+		cr_log_warning("serve: refused a client: %s", why);
+	last_ms = now;
+	suppressed = 0;
+}
+
 /* A peer that is not of our uid, or that runs inside a corral sandbox (launcher/peer.h), gets
  * one error line and is closed; the server says why on its stderr. */
 static void socket_accept(struct serve *sv)
@@ -481,7 +503,7 @@ static void socket_accept(struct serve *sv)
 	if (fd < 0)
 		return;
 	if (cr_peer_check(fd, why, sizeof(why)) < 0) {
-		cr_log_warning("serve: refused a client: %s", why);
+		log_refusal(why);
 		(void)!write(fd, refused, sizeof(refused) - 1); /* one try: the buffer is empty */
 		/* What it sent unread would turn the close into a reset, which loses the line. */
 		while (recv(fd, why, sizeof(why), MSG_DONTWAIT) > 0)
