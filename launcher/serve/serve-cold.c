@@ -133,6 +133,8 @@ int serve_cold_policy(struct serve *sv, struct serve_exec *x, struct cr_policy *
 		ret->timeout_ms = x->timeout_ms;
 		ret->kill_after_ms = CR_SERVE_KILL_GRACE_MS;
 		ret->redirect_stdio = true;
+		if (r >= 0)
+			r = serve_socket_check(sv, ret, msg, size);
 		if (r < 0)
 			cr_policy_done(ret);
 	}
@@ -224,6 +226,12 @@ static _Noreturn void helper_main(struct serve *sv, struct cr_policy *p, int res
 			(void)signal(sig, SIG_DFL);
 	(void)sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
+	/* With --stdio, the server's stdin and stdout are its client: no process of the one-off
+	 * sandbox, the helper included, may hold them. */
+	for (int i = 0; i < 2; i++)
+		if (keep[0] != i && keep[1] != i && keep[2] != i && keep[3] != i &&
+		    dup2(sv->devnull_fd, i) < 0)
+			_exit(1);
 	qsort(keep, ELEMENTSOF(keep), sizeof(int), cmp_int);
 	close_others(keep, ELEMENTSOF(keep));
 	cold_run(sv, p, &res, result_fd);

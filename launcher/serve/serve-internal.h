@@ -28,6 +28,13 @@ struct json_object;
 #define CR_SERVE_EOF_GRACE_MS    500  /* after the end, how long output may still arrive */
 #define CR_SERVE_MAX_ENV         4096 /* entries of "env" */
 #define CR_SERVE_MAX_ARGV        65536
+/* What one client may have buffered (docs/protocol.md, "Flow control"): past this much of
+ * responses queued and unread, its requests and its commands' output are no longer read until it
+ * reads; past this much output kept for its running commands, only its oldest one's is read;
+ * with this many commands queued or running, its next requests wait unread. */
+#define CR_SERVE_CLIENT_BACKLOG  (4 * 1024 * 1024)
+#define CR_SERVE_CLIENT_KEPT     (16 * 1024 * 1024)
+#define CR_SERVE_CLIENT_EXECS    64
 
 enum cr_serve_type {
 	CR_SERVE_OPEN_SESSION,
@@ -100,6 +107,12 @@ struct json_object *cr_serve_response(const char *type, struct json_object *id);
 char *cr_serve_base64_encode(const void *data, size_t len);
 int cr_serve_base64_decode(const char *s, size_t len, char **ret, size_t *ret_len);
 
+/* Which host path of @p (its workspace, a --ro / --rw path) or of @system_paths (shown
+ * read-only to every sandbox) shows @path (canonical) to the sandbox; NULL if none. The paths a
+ * sandbox sees from the host are these binds; /tmp, $HOME, /dev and /proc are its own. */
+const char *cr_serve_policy_shows(const struct cr_policy *p, const char *const *system_paths,
+				  const char *path);
+
 /* "once", "session", "permanent"; NULL if out of range. */
 const char *cr_serve_scope_to_string(enum cr_serve_scope s);
 
@@ -117,6 +130,11 @@ struct serve_client {
 	char *out;
 	size_t out_len, out_off;
 	bool eof, dead;
+	/* Counted again before each poll: the client's execs queued or running, the output kept
+	 * for its running ones, and the oldest of those. */
+	unsigned active;
+	size_t kept;
+	struct serve_exec *oldest;
 };
 
 struct serve_opts {
@@ -142,7 +160,8 @@ struct serve {
 	char **approved;      /* permanent approvals, "PROFILE\nCOMMAND LINE" */
 	size_t n_approved;
 	int listen_fd, sig_fd;
-	int devnull_fd; /* the stdin of commands that get none */
+	char *socket_path; /* --socket, canonical; NULL with --stdio */
+	int devnull_fd;    /* the stdin of commands that get none */
 	bool quit;
 	bool draining; /* --stdio input ended: answer what runs, then quit */
 	struct serve_client *clients;
@@ -256,6 +275,10 @@ void serve_shutdown(struct serve *sv);
  * warm sandbox's policy, or a cold exec's): cr_policy_guard(). 0 or -errno with @msg. */
 int serve_guard_own_files(struct serve *sv, const struct serve_session *s, struct cr_policy *p,
 			  char *msg, size_t size);
+
+/* -EPERM with a sentence in @msg if a sandbox of policy @p would see the server's socket
+ * (@msg NULL: at start-up, logged); else 0. */
+int serve_socket_check(struct serve *sv, const struct cr_policy *p, char *msg, size_t size);
 
 /* The one-off sandbox of a cold exec (serve-cold.c). */
 int serve_cold_policy(struct serve *sv, struct serve_exec *x, struct cr_policy *ret, char *msg,

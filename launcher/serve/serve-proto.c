@@ -12,6 +12,7 @@
 #include "launcher/policy/request.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
+#include "launcher/base/path-util.h"
 #include "serve-internal.h"
 #include "launcher/session/session-internal.h"
 
@@ -577,4 +578,33 @@ int cr_serve_base64_decode(const char *s, size_t len, char **ret, size_t *ret_le
 	*ret = TAKE_PTR(out);
 	*ret_len = n;
 	return 0;
+}
+
+const char *cr_serve_policy_shows(const struct cr_policy *p, const char *const *system_paths,
+				  const char *path)
+{
+	const char *shown = NULL;
+	bool matched = false;
+	unsigned depth = 0;
+
+	/* The deepest rule that holds @path decides, as the binds are made parent-first. */
+	if (p->workspace && cr_path_is_within(path, p->workspace)) {
+		shown = p->workspace;
+		depth = cr_path_depth(p->workspace);
+		matched = true;
+	}
+	for (size_t i = 0; i < p->n_paths; i++) {
+		const struct cr_path_rule *r = &p->paths[i];
+		unsigned d = cr_path_depth(r->path);
+
+		if (cr_path_is_within(path, r->path) && (!matched || d >= depth)) {
+			shown = r->access == CR_PATH_HIDE ? NULL : r->path;
+			depth = d;
+			matched = true;
+		}
+	}
+	for (size_t i = 0; !matched && system_paths && system_paths[i]; i++)
+		if (cr_path_is_within(path, system_paths[i]))
+			return system_paths[i];
+	return shown;
 }

@@ -241,6 +241,8 @@ void serve_open_session(struct serve *sv, uint64_t client, struct cr_serve_reque
 	}
 	r = session_policy(sv, s, req, msg, sizeof(msg));
 	if (r >= 0)
+		r = serve_socket_check(sv, &s->policy, msg, sizeof(msg));
+	if (r >= 0)
 		r = session_start(sv, s, msg, sizeof(msg));
 	if (r < 0) {
 		session_free(sv, s);

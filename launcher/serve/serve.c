@@ -26,6 +26,7 @@
 #include "launcher/base/json-text.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
+#include "launcher/base/peer.h"
 #include "serve-internal.h"
 #include "serve.h"
 
@@ -45,7 +46,8 @@ static const char usage[] =
 	"                         stops the server (for an agent that spawns it)\n"
 	"      --socket PATH      listen on a unix socket created with mode 0600 (an existing\n"
 	"                         socket is replaced, any other file refused); only peers of\n"
-	"                         the same uid are served (SO_PEERCRED)\n"
+	"                         the same uid outside every corral sandbox are served, and\n"
+	"                         no session may see the socket\n"
 	"\n"
 	"Options:\n"
 	"      --pool N           ready workers per session, 1-16 (default 2)\n"
@@ -260,13 +262,39 @@ static void dispatch(struct serve *sv, uint64_t client, const char *line, size_t
 	cr_serve_request_done(&req);
 }
 
-/* Every whole line in the buffer; a line past --max-message is refused and skipped. */
+/* Is @c's queue of unread responses past its bound? Then nothing more of it is read, requests
+ * or its commands' output, until it reads (docs/protocol.md, "Flow control"). */
+static bool client_backlogged(const struct serve_client *c)
+{
+	return c->out_len - c->out_off > CR_SERVE_CLIENT_BACKLOG;
+}
+
+/* Are @c's requests to wait unread: its responses pile up, or it has as many commands queued
+ * or running as it may? */
+static bool client_held(const struct serve_client *c)
+{
+	return client_backlogged(c) || c->active >= CR_SERVE_CLIENT_EXECS;
+}
+
+/* How many execs @c has queued or running (c->active, as client_held() needs it now). */
+static void client_count(struct serve *sv, struct serve_client *c)
+{
+	c->active = 0;
+	for (struct serve_exec *x = sv->execs; x; x = x->next)
+		if (x->client == c->id && x->state != SERVE_EXEC_PARKED)
+			c->active++;
+}
+
+/* Every whole line in the buffer, until the client is held; a line past --max-message is
+ * refused and skipped. */
 static void client_lines(struct serve *sv, struct serve_client *c)
 {
 	size_t start = 0;
+	bool held = false;
 	char *nl;
 
-	while (!sv->quit && (nl = memchr(c->in + start, '\n', c->in_len - start))) {
+	while (!sv->quit && !(held = (client_count(sv, c), client_held(c))) &&
+	       (nl = memchr(c->in + start, '\n', c->in_len - start))) {
 		size_t len = (size_t)(nl - (c->in + start));
 
 		if (c->skipping)
@@ -281,6 +309,8 @@ static void client_lines(struct serve *sv, struct serve_client *c)
 	}
 	memmove(c->in, c->in + start, c->in_len - start);
 	c->in_len -= start;
+	if (held) /* the lines left are read once it is no longer held */
+		return;
 	if (c->in_len > sv->o.max_message && !c->skipping) {
 		serve_send_error(sv, c->id, NULL, "too_large",
 				 "a message is longer than --max-message %zu bytes; it is skipped "
@@ -397,21 +427,88 @@ static int socket_listen(struct serve *sv)
 	return 0;
 }
 
-/* A peer of another uid gets one error line and is closed. */
+/* The canonical path the socket will have: its directory resolved, its name kept. */
+static int socket_resolve(struct serve *sv)
+{
+	const char *path = sv->o.socket, *slash = strrchr(path, '/');
+	_cleanup_free_ char *dir = slash ? strndup(path, (size_t)(slash - path)) : NULL;
+	_cleanup_free_ char *canon = NULL;
+
+	if (slash && !dir)
+		return cr_log_errno(-ENOMEM, "serve: out of memory");
+	canon = realpath(!slash ? "." : dir[0] ? dir : "/", NULL);
+	if (!canon)
+		return cr_log_errno(negative_errno(),
+				    "serve: --socket %s: cannot resolve its directory: %m", path);
+	if (asprintf(&sv->socket_path, "%s/%s", strcmp(canon, "/") == 0 ? "" : canon,
+		     slash ? slash + 1 : path) < 0) {
+		sv->socket_path = NULL;
+		return cr_log_errno(-ENOMEM, "serve: out of memory");
+	}
+	return serve_socket_check(sv, &(struct cr_policy){}, NULL, 0);
+}
+
+int serve_socket_check(struct serve *sv, const struct cr_policy *p, char *msg, size_t size)
+{
+	const char *where =
+		sv->socket_path ? cr_serve_policy_shows(p, sv->drv->system_paths, sv->socket_path)
+				: NULL;
+
+	if (!where)
+		return 0;
+	if (!msg) /* at start-up: every sandbox would see it */
+		return cr_log_errno(
+			-EPERM,
+			"serve: --socket %s lies inside %s, which every sandbox sees: "
+			"its commands could talk to the server; put the socket elsewhere",
+			sv->socket_path, where);
+	return cr_msg(msg, size, -EPERM,
+		      "the server's socket %s lies inside %s, which the sandbox would see: its "
+		      "commands could talk to the server; give a workspace (and paths) that do "
+		      "not hold the socket, or move the socket (--socket)",
+		      sv->socket_path, where);
+}
+
+/* At most one line a second: a sandboxed command that connects in a loop must not fill a stderr
+ * that nobody reads, which would block the server. */
+static void log_refusal(const char *why)
+{
+	static double last_ms = -1e9;
+	static unsigned suppressed;
+	double now = serve_now_ms();
+
+	if (now - last_ms < 1000) {
+		suppressed++;
+		return;
+	}
+	if (suppressed > 0)
+		cr_log_warning("serve: refused a client: %s (and %u more refused since the last "
+			       "such line)",
+			       why, suppressed);
+	else
+		cr_log_warning("serve: refused a client: %s", why);
+	last_ms = now;
+	suppressed = 0;
+}
+
+/* A peer that is not of our uid, or that runs inside a corral sandbox (launcher/base/peer.h), gets
+ * one error line and is closed; the server says why on its stderr. */
 static void socket_accept(struct serve *sv)
 {
-	static const char refused[] = "{\"type\":\"error\",\"id\":null,\"error\":\"forbidden\","
-				      "\"message\":\"corral serve serves only its own uid\"}\n";
+	static const char refused[] =
+		"{\"type\":\"error\",\"id\":null,\"error\":\"forbidden\",\"message\":\"corral "
+		"serve serves only its own uid, outside every corral sandbox\"}\n";
 	_cleanup_close_ int fd = accept4(sv->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
+	char why[256];
 
 	if (fd < 0)
 		return;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.uid != getuid()) {
-		cr_log_warning("serve: refused a client of uid %d",
-			       len == sizeof(cred) ? (int)cred.uid : -1);
-		(void)!write(fd, refused, sizeof(refused) - 1);
+	if (cr_peer_check(fd, why, sizeof(why)) < 0) {
+		log_refusal(why);
+		(void)!write(fd, refused, sizeof(refused) - 1); /* one try: the buffer is empty */
+		/* What it sent unread would turn the close into a reset, which loses the line. */
+		while (recv(fd, why, sizeof(why), MSG_DONTWAIT) > 0)
+			;
 		return;
 	}
 	if (client_add(sv, fd, fd) >= 0)
@@ -473,6 +570,8 @@ static int setup(struct serve *sv)
 	if (r < 0 && msg[0])
 		cr_log_error("serve: %s", msg);
 	if (r >= 0 && sv->o.socket)
+		r = socket_resolve(sv);
+	if (r >= 0 && sv->o.socket)
 		r = socket_listen(sv);
 	if (r >= 0 && sv->o.stdio) {
 		(void)fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
@@ -516,6 +615,46 @@ static size_t count_fds(const struct serve *sv)
 	return n;
 }
 
+/* The lines a client sent that waited (it was held) and may be read now; then each client's
+ * execs queued or running, the output kept for its running ones, and the oldest of those. */
+static void clients_account(struct serve *sv)
+{
+	for (struct serve_client *c = sv->clients; c && !sv->quit; c = c->next)
+		if (!c->dead && c->in_len > 0 && memchr(c->in, '\n', c->in_len) &&
+		    (client_count(sv, c), !client_held(c)))
+			client_lines(sv, c);
+	for (struct serve_client *c = sv->clients; c; c = c->next)
+		c->active = 0, c->kept = 0, c->oldest = NULL;
+	for (struct serve_exec *x = sv->execs; x; x = x->next) {
+		struct serve_client *c =
+			x->state == SERVE_EXEC_PARKED ? NULL : client_find(sv, x->client);
+
+		if (!c)
+			continue;
+		c->active++;
+		if (x->state != SERVE_EXEC_RUNNING)
+			continue;
+		c->kept += x->out[0].len + x->out[1].len;
+		if (!c->oldest || x->start_ms < c->oldest->start_ms)
+			c->oldest = x;
+	}
+}
+
+/* Is the output of @x to be read now? Not while its client's responses pile up: the command
+ * blocks on a full pipe (its timeout still runs). Past CR_SERVE_CLIENT_KEPT kept for the
+ * client's running commands, only the oldest's and output past its cap (read and dropped). */
+static bool output_wanted(struct serve *sv, const struct serve_exec *x, int i)
+{
+	const struct serve_client *c = client_find(sv, x->client);
+
+	if (!c)
+		return true; /* gone: the exec is about to be dropped */
+	if (client_backlogged(c))
+		return false;
+	return c->kept <= CR_SERVE_CLIENT_KEPT || c->oldest == x ||
+	       x->out[i].len >= x->out[i].limit;
+}
+
 static size_t build_fds(struct serve *sv, struct pollfd *fds, struct watch *w)
 {
 	size_t n = 0;
@@ -524,7 +663,7 @@ static size_t build_fds(struct serve *sv, struct pollfd *fds, struct watch *w)
 	if (sv->listen_fd >= 0)
 		n = add_fd(fds, w, n, sv->listen_fd, POLLIN, W_LISTEN, NULL);
 	for (struct serve_client *c = sv->clients; c; c = c->next) {
-		if (!c->eof)
+		if (!c->eof && !client_held(c))
 			n = add_fd(fds, w, n, c->in_fd, POLLIN, W_CLIENT_IN, c);
 		if (c->out_len > c->out_off)
 			n = add_fd(fds, w, n, c->out_fd, POLLOUT, W_CLIENT_OUT, c);
@@ -540,7 +679,7 @@ static size_t build_fds(struct serve *sv, struct pollfd *fds, struct watch *w)
 		else if (!x->ended)
 			n = add_fd(fds, w, n, sv->warm->exec_fd(x->e), POLLIN, W_EXEC, x);
 		for (int i = 0; i < 2; i++)
-			if (x->out[i].fd >= 0)
+			if (x->out[i].fd >= 0 && output_wanted(sv, x, i))
 				n = add_fd(fds, w, n, x->out[i].fd, POLLIN, W_EXEC, x);
 		if (x->stdin_fd >= 0)
 			n = add_fd(fds, w, n, x->stdin_fd, POLLOUT, W_EXEC, x);
@@ -552,11 +691,16 @@ static size_t build_fds(struct serve *sv, struct pollfd *fds, struct watch *w)
  * looked up again before each event. */
 static int loop_once(struct serve *sv)
 {
-	size_t cap = count_fds(sv), n;
-	_cleanup_free_ struct pollfd *fds = calloc(cap, sizeof(*fds));
-	_cleanup_free_ struct watch *w = calloc(cap, sizeof(*w));
+	_cleanup_free_ struct pollfd *fds = NULL;
+	_cleanup_free_ struct watch *w = NULL;
+	size_t cap, n;
 	int timeout, k;
 
+	clients_account(sv);
+	clients_reap(sv); /* the lines that waited may have ended a client */
+	cap = count_fds(sv);
+	fds = calloc(cap, sizeof(*fds));
+	w = calloc(cap, sizeof(*w));
 	if (!fds || !w)
 		return -ENOMEM;
 	n = build_fds(sv, fds, w);
@@ -646,6 +790,7 @@ static void teardown(struct serve *sv)
 		(void)close(sv->listen_fd);
 		(void)unlink(sv->o.socket);
 	}
+	free(sv->socket_path);
 	if (sv->sig_fd >= 0)
 		(void)close(sv->sig_fd);
 	if (sv->devnull_fd >= 0)

@@ -8,6 +8,7 @@ Each scenario starts `CORRAL serve --stdio` (or --socket), sends requests, match
 by "id", and prints one line per check: "PASS name" or "FAIL name: detail" (serve.sh turns them
 into TAP). Diagnostics go to stderr."""
 
+import base64
 import json
 import os
 import select
@@ -382,6 +383,16 @@ def scenario_cold(corral):
     r = s.sh("cold", "grep -E '^Sig(Ign|Blk)' /proc/self/status", request={"network": "all"})
     check("a one-off sandbox's command starts with no signal ignored or blocked",
           r.get("stdout") == "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n", str(r))
+    # The server's stdin and stdout carry its client's requests and approvals: no process a
+    # command can see, in a warm or a one-off sandbox, may hold them.
+    server_fds = {os.readlink("/proc/%d/fd/%d" % (s.p.pid, fd)) for fd in (0, 1)}
+    fds = "for f in /proc/[0-9]*/fd/*; do readlink $f; done 2>/dev/null | sort -u"
+    for kind, req in (("warm", {}), ("one-off", {"request": {"network": "all"}})):
+        r = s.sh("cold", fds, **req)
+        seen = set((r.get("stdout") or "").split())
+        check("no process a %s command sees holds the server's stdin or stdout" % kind,
+              r.get("exit_code") == 0 and any(x.startswith("pipe:") for x in seen) and
+              not seen & server_fds, "%s in %s" % (server_fds, sorted(seen)))
     r = s.sh("cold", "sleep 10", request={"network": "all"}, timeout_ms=300)
     check("a one-off sandbox's timeout", r.get("timed_out") is True and r.get("exit_code") == 124,
           str(r))
@@ -413,7 +424,9 @@ def scenario_socket(corral, other_uid):
     c = socket.socket(socket.AF_UNIX)
     c.connect(path)
     f = c.makefile("rw")
-    f.write('{"type":"open_session","id":1,"session":"sock","workspace":"%s"}\n' % d)
+    ws = os.path.join(d, "ws")  # not the socket's directory: a session may not see the socket
+    os.mkdir(ws)
+    f.write('{"type":"open_session","id":1,"session":"sock","workspace":"%s"}\n' % ws)
     f.flush()
     pid1 = json.loads(f.readline()).get("pid", 0)
     f.write('{"type":"exec","id":2,"session":"sock","shell":"sleep 100"}\n')
@@ -457,9 +470,289 @@ def scenario_socket(corral, other_uid):
         check("a file that is not a socket is not replaced", rc2 == 125 and f.read() == "keep",
               "rc %d" % rc2)
     os.unlink(plain)
+    os.rmdir(ws)
+    sysock = "/usr/../usr/corral-test-%d.sock" % os.getpid()  # /usr: every sandbox sees it
+    q = subprocess.Popen([corral, "serve", "--socket", sysock, "--no-audit"],
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        _, err = q.communicate(timeout=5)
+    except subprocess.TimeoutExpired:  # it serves there: stop it, and let it remove the socket
+        q.terminate()
+        _, err = q.communicate()
+        err += " (it served)"
+    check("a socket in a directory every sandbox sees is refused at start-up",
+          q.returncode == 125 and "every sandbox sees" in err and not os.path.exists(sysock),
+          "rc %d: %s" % (q.returncode, err))
     check("SIGTERM stops the server with 0 and removes the socket", rc == 0 and
           not os.path.exists(path), "rc %s" % rc)
     os.rmdir(d)
+
+# What a command inside a sandbox runs against a server's socket: it says whether it sees the
+# socket, whether it can talk over a unix socket of its own (the positive control), and what the
+# server answered to an open_session, an approve and a stats.
+ATTACK = r"""
+import json, os, socket, stat, sys, threading
+path, out = sys.argv[1], {}
+try:
+    out["visible"] = stat.S_ISSOCK(os.stat(path).st_mode)
+except OSError as e:
+    out["visible"] = str(e)
+own = os.path.join(os.environ.get("TMPDIR", "/tmp"), "own-%d.sock" % os.getpid())
+srv = socket.socket(socket.AF_UNIX)
+srv.bind(own)
+srv.listen(1)
+def echo():
+    c, _ = srv.accept()
+    c.sendall(c.recv(100))
+threading.Thread(target=echo, daemon=True).start()
+c = socket.socket(socket.AF_UNIX)
+c.connect(own)
+c.sendall(b"ping")
+out["own_socket"] = c.recv(100) == b"ping"
+answers = []
+try:
+    c = socket.socket(socket.AF_UNIX)
+    c.settimeout(5)
+    c.connect(path)
+    c.sendall(b'{"type":"open_session","id":"a1","session":"evil","workspace":"/"}\n'
+              b'{"type":"approve","id":"a2","request_id":"r-1","scope":"permanent"}\n'
+              b'{"type":"stats","id":"a3"}\n')
+    data = b""
+    while data.count(b"\n") < 3:
+        chunk = c.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    for line in data.splitlines():
+        o = json.loads(line)
+        answers.append(o.get("error") or o.get("type"))
+except (OSError, ValueError) as e:
+    answers.append("connect: %s" % e)
+out["answers"] = answers
+print(json.dumps(out))
+"""
+
+
+def attack_refused(r):
+    """Did the server refuse the command that attacked it (every answer 'forbidden', or no
+    connection at all), while the command saw the socket and could use a socket of its own?"""
+    try:
+        o = json.loads(r.get("stdout") or r.get("stdout_data", "") or "{}")
+    except ValueError:
+        return False, "no report: %s" % r
+    refused = ("forbidden", "connect: [Errno 13]", "connect: [Errno 104]", "connect: [Errno 32]",
+               "connect: [Errno 111]")  # refused, or the connection reset or closed under it
+    served = [a for a in o.get("answers", []) if not a.startswith(refused)]
+    return (o.get("visible") is True and o.get("own_socket") is True and not served
+            and o.get("answers")), o
+
+
+def start_socket_server(corral, path, *extra, env=None):
+    err = tempfile.TemporaryFile()
+    p = subprocess.Popen([corral, "serve", "--socket", path, "--no-audit", *extra], stderr=err,
+                         env=env)
+    p.errfile = err
+    for _ in range(300):
+        if os.path.exists(path) or p.poll() is not None:
+            break
+        time.sleep(0.02)
+    return p
+
+
+def server_stderr(p):
+    """What a server of start_socket_server() wrote on stderr (a file: never a full pipe)."""
+    f = p.errfile
+    f.seek(0)
+    return f.read().decode(errors="replace")
+
+
+class SocketClient(Server):
+    """A client on a server's socket, with Server's request helpers."""
+
+    def __init__(self, path):
+        self.c = socket.socket(socket.AF_UNIX)
+        for _ in range(250):  # the server binds, then listens
+            try:
+                self.c.connect(path)
+                break
+            except ConnectionRefusedError:
+                time.sleep(0.02)
+        else:
+            self.c.connect(path)
+        self.buf = b""
+        self.pending = {}
+        self.next = 0
+
+    def send(self, msg):
+        self.next += 1
+        msg.setdefault("id", self.next)
+        self.c.sendall((json.dumps(msg) + "\n").encode())
+        return msg["id"]
+
+    def _read_line(self, timeout):
+        parts = [self.buf]  # joined once: answers may be tens of MiB
+        while b"\n" not in parts[-1]:
+            r, _, _ = select.select([self.c], [], [], timeout)
+            if not r:
+                self.buf = b"".join(parts)
+                raise TimeoutError("no response within %ss" % timeout)
+            chunk = self.c.recv(1 << 20)
+            if not chunk:
+                raise EOFError("the server closed the connection")
+            parts.append(chunk)
+        line, self.buf = b"".join(parts).split(b"\n", 1)
+        return json.loads(line)
+
+    def stop(self):
+        self.c.close()
+
+
+def scenario_guard(corral, peer):
+    """Commands inside corral sandboxes attack a corral server's socket: a served command on the
+    socket of another server that lies in its workspace; a command of a one-off sandbox that an
+    approval showed the socket's directory; a `corral run --ro DIR` sandbox; the same in degraded
+    mode (no namespaces). Each must be refused, while it sees the socket and can talk over a
+    socket of its own, and a client outside is served."""
+    d = tempfile.mkdtemp(prefix="corral-guard-")
+    os.chmod(d, 0o755)
+    out, ws = os.path.join(d, "out"), os.path.join(d, "ws")
+    os.mkdir(out, 0o755)
+    os.mkdir(ws, 0o755)
+    path1, path2 = os.path.join(out, "sock"), os.path.join(ws, "sock")
+    s1 = start_socket_server(corral, path1)
+    s2 = start_socket_server(corral, path2)
+    try:
+        a = SocketClient(path1)
+        a.open("guard", workspace=ws)
+        r = a.call(dict(type="exec", session="guard", argv=["python3", "-c", ATTACK, path2]))
+        ok, o = attack_refused(r)
+        check("a served command cannot talk to a server whose socket is in its workspace",
+              ok, str(o))
+        b = SocketClient(path2)
+        r = b.call(dict(type="stats"))
+        check("a client outside is served on that socket", r.get("type") == "stats_result",
+              str(r))
+        r = b.call(dict(type="open_session", session="own", workspace=ws), 60)
+        check("a session whose workspace holds the server's socket is refused",
+              r.get("error") == "bad_session" and "socket" in r.get("message", ""), str(r))
+        b.stop()
+        # An approval that would show the socket's directory to a one-off sandbox.
+        rid = a.send(dict(type="exec", session="guard", argv=["python3", "-c", ATTACK, path1],
+                          request={"fs_read": [out]}))
+        r = a.wait(rid)
+        if r.get("type") == "needs_approval":
+            a.call(dict(type="approve", request_id=r["request_id"], scope="once"))
+            r = a.wait(rid, 60)
+        ok, o = (False, r) if r.get("type") == "exec_result" and not attack_refused(r)[0] \
+            else (True, r)
+        check("an approved request cannot show a sandbox the server's own socket",
+              ok and r.get("type") in ("error", "exec_result"), str(r))
+        a.stop()
+        for name, pre, opts in (("a `corral run --ro DIR` sandbox", [], []),
+                                ("a degraded sandbox (no namespaces)",
+                                 [peer, "deny-userns", "--"], ["--allow-degraded"])):
+            if pre and not peer:
+                continue
+            p = subprocess.run(pre + [corral, "run", "--grant", "once", *opts, "--workspace",
+                                      ws, "--ro", out, "--", "python3", "-c", ATTACK, path1],
+                               cwd=ws, capture_output=True, text=True, timeout=60)
+            ok, o = attack_refused(dict(stdout=p.stdout))
+            check("%s cannot talk to a server whose socket it sees" % name, ok,
+                  "%s %s" % (o, p.stderr[-300:]))
+        a = SocketClient(path1)
+        r = a.call(dict(type="stats"))
+        check("the legitimate client is still served", r.get("type") == "stats_result", str(r))
+        a.stop()
+    finally:
+        for p in (s1, s2):
+            p.send_signal(signal.SIGTERM)
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        err = "".join(server_stderr(p) for p in (s1, s2))
+        sys.stderr.write("".join("# server: %s\n" % x for x in err.splitlines()[:12]))
+        subprocess.run(["rm", "-rf", d])
+
+
+def vm_kib(pid, key):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def scenario_backlog(corral, source="/dev/urandom", mib="10", count="24"):
+    """A client that sends COUNT execs of MIB MiB of output each (binary from /dev/urandom:
+    base64, 4/3 of it; NULs from /dev/zero: "\\u0000", 6 times) and reads nothing: the
+    server's memory stays bounded (peak RSS), another client's requests are answered within 1 s
+    meanwhile, and once the first client reads, it gets every byte of every answer."""
+    n, size = int(count), int(mib) << 20
+    d = tempfile.mkdtemp(prefix="corral-backlog-")
+    os.chmod(d, 0o755)
+    ws = os.path.join(d, "ws")
+    os.mkdir(ws, 0o755)
+    path = os.path.join(d, "sock")
+    env = None
+    with open(corral, "rb") as f:
+        if b"libasan" in f.read():  # its quarantine keeps 256 MiB of freed memory
+            env = dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") +
+                       ":quarantine_size_mb=4:thread_local_quarantine_size_kb=64")
+            sys.stderr.write("# an ASan build: the server's quarantine is kept to 4 MiB\n")
+    p = start_socket_server(corral, path, env=env)
+    try:
+        hog, calm = SocketClient(path), SocketClient(path)
+        hog.open("hog", workspace=ws)
+        calm.open("calm", workspace=ws)
+        calm.sh("calm", "true")
+        rss0 = vm_kib(p.pid, "VmRSS")
+        ids = [hog.send(dict(type="exec", session="hog", argv=["head", "-c", str(size), source],
+                             max_output_bytes=2 * size, timeout_ms=120000))
+               for _ in range(n)]
+        worst, end, times = 0.0, time.time() + 6, []
+        while time.time() < end:
+            t = time.time()
+            r = calm.wait(calm.send(dict(type="exec", session="calm", shell="true")), 30)
+            times.append(time.time() - t)
+            worst = max(worst, times[-1])
+            if r.get("exit_code") != 0:
+                sys.stderr.write("# the other client's exec: %s\n" % r)
+                worst = 99
+            time.sleep(0.2)
+        hwm = vm_kib(p.pid, "VmHWM")
+        sys.stderr.write("# server RSS %d KiB before, peak %d KiB; the other client's answers "
+                         "in s: %s\n" % (rss0, hwm, " ".join("%.3f" % x for x in times)))
+        median = sorted(times)[len(times) // 2]
+        check("another client is answered within 1 s (median 0.1 s) while one reads nothing",
+              worst < 1.0 and median < 0.1, "slowest %.3f s, median %.3f s" % (worst, median))
+        check("the server's memory stays bounded (peak RSS up by less than 256 MiB)",
+              hwm - rss0 < 256 * 1024, "%d KiB more" % (hwm - rss0))
+        got = 0
+        for rid in ids:
+            r = hog.wait(rid, 120)
+            out = r.get("stdout")
+            out = out.encode() if out is not None else base64.b64decode(r.get("stdout_base64", ""))
+            if len(out) == size:
+                got += 1
+            else:
+                sys.stderr.write("# answer %s: %d bytes: %s\n" % (rid, len(out), {
+                    k: v for k, v in r.items() if not k.startswith(("stdout", "enforced"))}))
+        check("once it reads, the client gets every byte of every answer", got == n,
+              "%d of %d whole" % (got, n))
+        hog.stop()
+        calm.stop()
+    finally:
+        p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        err = server_stderr(p)
+        sys.stderr.write("".join("# server: %s\n" % x for x in err.splitlines()[:12]))
+        subprocess.run(["rm", "-rf", d])
 
 
 def scenario_anchors(corral, home):
@@ -507,6 +800,10 @@ def main():
             scenario_ask(corral, args[0])
         elif name == "anchors":
             scenario_anchors(corral, args[0])
+        elif name == "backlog":
+            scenario_backlog(corral, *args)
+        elif name == "guard":
+            scenario_guard(corral, args[0] if args else None)
         elif name == "socket":
             scenario_socket(corral, int(args[0]) if args else None)
         else:

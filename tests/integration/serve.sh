@@ -6,7 +6,12 @@
 # ledger, capability requests in one-off sandboxes, a crashed sandbox replaced, SIGKILL to the
 # server leaving no sandbox process, corral's own files inside a session's workspace (a command,
 # warm or one-off, cannot move them for the next session), and the socket transport (mode 0600,
-# a peer of another uid refused, a file that is not a socket left alone).
+# a peer of another uid refused, a file that is not a socket left alone, a socket in /usr refused
+# at start-up). guard: commands inside sandboxes (served, one-off, `corral run`, degraded) attack
+# a server's socket that they see: refused, while a client outside is served; a session that
+# would see the server's socket is refused. backlog: a client that never reads its answers (execs
+# of 10 MiB of binary output, and of 4 MiB of NULs, 6 bytes each in JSON) leaves the server's
+# memory bounded and another client's latency intact.
 # shellcheck source=tests/integration/lib.sh
 source "$CR_TESTS_DIR/integration/lib.sh"
 
@@ -82,6 +87,9 @@ for mode in $MODES; do
 	scenario "$mode" crash
 	scenario "$mode" sigkill
 	scenario "$mode" cold
+	scenario "$mode" guard "$PEER"
+	scenario "$mode" backlog /dev/urandom 10 24
+	scenario "$mode" backlog /dev/zero 4 48
 	limits_profile "$mode"
 	scenario "$mode" events
 	ask_profile "$mode"

@@ -3,7 +3,8 @@
  * form, and refusals of malformed, truncated and non-UTF-8 messages, wrong types, unknown and
  * missing fields; then the server itself over pipes (cr_serve_main in a child, --stdio, no
  * sandbox needed): a bad message and an oversized one are answered with an error and the
- * server keeps serving. */
+ * server keeps serving. Also the peer check's cgroup test (launcher/base/peer.c) and which of a
+ * policy's paths would show the server's socket to a sandbox. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "launcher/base/macro.h"
+#include "launcher/base/peer.h"
 #include "launcher/serve/serve-internal.h"
 #include "launcher/serve/serve.h"
 
@@ -380,6 +382,46 @@ static void test_server_keeps_serving(void **state)
 	fclose(s.in);
 }
 
+static void test_peer_cgroup(void **state)
+{
+	(void)state;
+	/* A run's cgroup as root (v1 and v2), a user's delegated one, a warm session's. */
+	assert_true(cr_peer_cgroup_is_sandbox("8:pids:/corral/run-4242-1\n0::/\n"));
+	assert_true(cr_peer_cgroup_is_sandbox("0::/corral/run-4242-17\n"));
+	assert_true(cr_peer_cgroup_is_sandbox("0::/user.slice/user-1000.slice/user@1000.service/"
+					      "app.slice/x.scope/run-9-2/sub\n"));
+	assert_true(cr_peer_cgroup_is_sandbox("12:cpu,cpuacct:/a/run-1-1"));
+	/* Not sandboxes: corral's own leaf, lookalikes, other fields. */
+	assert_false(cr_peer_cgroup_is_sandbox("0::/user.slice/corral-launcher\n"));
+	assert_false(cr_peer_cgroup_is_sandbox("0::/run-x-1\n0::/run-1\n0::/run-1-\n0::/run--1\n"));
+	assert_false(cr_peer_cgroup_is_sandbox("0::/run-1-2-3\n0::/xrun-1-2\n0::/run-1-2x\n"));
+	assert_false(cr_peer_cgroup_is_sandbox("run-1-2:run-1-2:/ok\n"));
+	assert_false(cr_peer_cgroup_is_sandbox(""));
+	assert_false(cr_peer_cgroup_is_sandbox("0::/\n9:name=systemd:/user.slice\n"));
+}
+
+static void test_policy_shows(void **state)
+{
+	static const char *const sys[] = {"/usr", "/etc", NULL};
+	struct cr_path_rule rules[] = {
+		{"/srv/data", CR_PATH_RO},
+		{"/home/u/proj/secret", CR_PATH_HIDE},
+		{"/home/u/proj/secret/open", CR_PATH_RW},
+	};
+	struct cr_policy p = {.workspace = "/home/u/proj", .paths = rules, .n_paths = 3};
+
+	(void)state;
+	assert_string_equal(cr_serve_policy_shows(&p, sys, "/home/u/proj/s.sock"), "/home/u/proj");
+	assert_string_equal(cr_serve_policy_shows(&p, sys, "/srv/data/a/s"), "/srv/data");
+	assert_string_equal(cr_serve_policy_shows(&p, sys, "/etc/corral.sock"), "/etc");
+	assert_null(cr_serve_policy_shows(&p, sys, "/home/u/proj/secret/s.sock"));
+	assert_string_equal(cr_serve_policy_shows(&p, sys, "/home/u/proj/secret/open/s"),
+			    "/home/u/proj/secret/open");
+	assert_null(cr_serve_policy_shows(&p, sys, "/home/u/projx/s.sock"));
+	assert_null(cr_serve_policy_shows(&p, sys, "/run/user/1000/corral.sock"));
+	assert_null(cr_serve_policy_shows(&p, sys, "/srv/database"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -390,6 +432,8 @@ int main(void)
 		cmocka_unit_test(test_error_echoes_id),
 		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_server_keeps_serving),
+		cmocka_unit_test(test_peer_cgroup),
+		cmocka_unit_test(test_policy_shows),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
