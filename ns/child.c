@@ -218,7 +218,8 @@ static int start_forwarder(struct cr_child_ctx *ctx)
 
 	if (ctx->proxy_fd < 0 || ctx->proxy_listen_fd < 0)
 		return 0;
-	pid = cr_proxy_fork_forwarder(ctx->proxy_listen_fd, ctx->proxy_fd, ctx->seccomp);
+	pid = cr_proxy_fork_forwarder(ctx->proxy_listen_fd, ctx->proxy_fd,
+				      ctx->warm_pool ? &ctx->landlock : NULL, ctx->seccomp);
 	closep(&ctx->proxy_listen_fd);
 	closep(&ctx->proxy_fd);
 	ctx->proxy_listen_fd = ctx->proxy_fd = -EBADF;

@@ -120,4 +120,7 @@ bool cr_jobs_stat_stopped(const char *stat, size_t n);
 int cr_mounts_open_sources(struct cr_child_ctx *ctx);
 int cr_mounts_apply(struct cr_child_ctx *ctx, const char *root);
 int cr_mounts_pivot(const char *root);
+/* In a warm sandbox's worker, in its own mount namespace: a /proc of its own pid namespace over
+ * the session's, with the plan's read-only knobs under it. 0, or -errno with the mount in @msg. */
+int cr_mounts_worker_proc(const struct cr_mount_plan *plan, char *msg, size_t size);
 int cr_mounts_seal(struct cr_child_ctx *ctx);
