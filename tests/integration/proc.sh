@@ -446,6 +446,9 @@ counter_at() {
 	[[ $v =~ ^[0-9]+$ ]] && echo "$v" || echo -1
 }
 
+# counter_started FILE: the counting command has written a number.
+counter_started() { [ "$(counter_at "$1")" -ge 0 ]; }
+
 # counter_moves FILE SECS: the counter advances within SECS.
 counter_moves() {
 	local a b i
@@ -519,7 +522,7 @@ test_sigstop() {
 
 	rm -f "$ws/stop.counter"
 	sb_start "$m" "$ws" --timeout 2 --json-status "$ws/stop.json" -- sh "$ws/stop.sh"
-	wait_for counter_moves "$ws/stop.counter" 1
+	wait_for counter_started "$ws/stop.counter"
 	check "$m: positive control: without a stop the counter of a --timeout 2 run keeps moving" \
 		counter_moves "$ws/stop.counter" 1
 	sb_wait 20
@@ -529,7 +532,7 @@ test_sigstop() {
 	rm -f "$ws/stop.counter" "$ws/stop.json"
 	start=$(now_ms)
 	sb_start "$m" "$ws" --timeout 2 --json-status "$ws/stop.json" -- sh "$ws/stop.sh"
-	wait_for counter_moves "$ws/stop.counter" 1
+	wait_for counter_started "$ws/stop.counter"
 	kill -STOP "$SB_PID"
 	sleep 0.4
 	check "$m: kill -STOP corral: the command inside stops too (state T, its counter holds)" \
@@ -547,7 +550,7 @@ test_sigstop() {
 
 	rm -f "$ws/stop.counter"
 	sb_start "$m" "$ws" --timeout 1 --kill-after 1 -- sh "$ws/stubborn.sh"
-	wait_for counter_moves "$ws/stop.counter" 1
+	wait_for counter_started "$ws/stop.counter"
 	kill -STOP "$SB_PID"
 	sleep 3.5
 	check "$m: kill -STOP corral with --timeout 1 --kill-after 1 and a command ignoring SIGTERM: 3.5 s later it is gone" \
@@ -558,7 +561,7 @@ test_sigstop() {
 
 	rm -f "$ws/stop.counter"
 	sb_start "$m" "$ws" -- sh "$ws/stop.sh"
-	wait_for counter_moves "$ws/stop.counter" 1
+	wait_for counter_started "$ws/stop.counter"
 	kill -STOP "$SB_PID"
 	sleep 0.4
 	counter_held "$ws/stop.counter" 0.5
