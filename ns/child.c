@@ -200,7 +200,6 @@ static void set_handlers(void (*handler)(int))
 	struct sigaction sa = { .sa_handler = handler };
 
 	(void)sigfillset(&sa.sa_mask);
-
 	for (size_t i = 0; i < ELEMENTSOF(forwarded); i++)
 		(void)sigaction(forwarded[i], &sa, NULL);
 }

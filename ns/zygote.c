@@ -405,8 +405,10 @@ static _Noreturn void worker_main(const struct cr_child_ctx *ctx, int exec_fd, i
 
 	for (size_t i = 0; i < ELEMENTSOF(ignored); i++)
 		(void)signal(ignored[i], SIG_IGN);
-	if (worker_confine(ctx) < 0 || drop_caps() < 0 ||
-	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || close_all_except(keep, 2) < 0)
+	/* The zygote's descriptors go first: the mounts and the ruleset need a few of their own
+	 * under the session's --open-files. */
+	if (close_all_except(keep, 2) < 0 || worker_confine(ctx) < 0 || drop_caps() < 0 ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		_exit(CR_EXIT_SETUP);
 	sig_fd = signalfd_for(SIGCHLD); /* SIGCHLD is blocked since the zygote */
 	if (sig_fd < 0)
