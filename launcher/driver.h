@@ -64,6 +64,9 @@ struct cr_outcome {
 	struct cr_setup_error error;
 	bool oom_killed;     /* the OOM killer killed a process of the sandbox (its memory limit) */
 	bool pids_limit_hit; /* a fork or clone failed at the sandbox's process limit */
+	/* The sandbox itself ended the command at the timeout: corral was stopped past it
+	 * (corral(1), Job control). */
+	bool timed_out;
 };
 
 struct cr_run; /* opaque, owned by the backend */

@@ -46,11 +46,20 @@ static int cmp_int(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int cr_close_all_but(int fd)
+/* Close every descriptor above 2 but the @n in @keep (sorted here). 0 or -errno. */
+static int close_except(int *keep, size_t n)
 {
-	if (fd > 3 && syscall(SYS_close_range, 3, fd - 1, 0) < 0)
-		return negative_errno();
-	if (syscall(SYS_close_range, fd + 1, ~0u, 0) < 0)
+	unsigned lo = 3;
+
+	qsort(keep, n, sizeof(int), cmp_int);
+	for (size_t i = 0; i < n; i++) {
+		if (keep[i] < 0 || (unsigned)keep[i] < lo)
+			continue;
+		if ((unsigned)keep[i] > lo && syscall(SYS_close_range, lo, keep[i] - 1, 0) < 0)
+			return negative_errno();
+		lo = (unsigned)keep[i] + 1;
+	}
+	if (syscall(SYS_close_range, lo, ~0u, 0) < 0)
 		return negative_errno();
 	return 0;
 }
@@ -60,7 +69,6 @@ static int close_fds(struct cr_child_ctx *ctx)
 {
 	const struct cr_policy *p = ctx->policy;
 	int keep[p->n_keep_fds + 1];
-	unsigned lo = 3;
 	size_t n = 0;
 
 	keep[n++] = ctx->msg_fd;
@@ -71,15 +79,7 @@ static int close_fds(struct cr_child_ctx *ctx)
 			return negative_errno();
 		keep[n++] = p->keep_fds[i];
 	}
-	qsort(keep, n, sizeof(int), cmp_int);
-	for (size_t i = 0; i < n; i++) {
-		if ((unsigned)keep[i] > lo && syscall(SYS_close_range, lo, keep[i] - 1, 0) < 0)
-			return negative_errno();
-		lo = (unsigned)keep[i] + 1;
-	}
-	if (syscall(SYS_close_range, lo, ~0u, 0) < 0)
-		return negative_errno();
-	return 0;
+	return close_except(keep, n);
 }
 
 /* execve() with a PATH search in the sandbox's own environment, as execvp(3) does it: an empty
@@ -167,6 +167,9 @@ static void forward_signal(int sig)
 {
 	int saved = errno;
 
+	/* Past the deadline, corral's SIGTERM is the timeout's, which pid 1 may have sent. */
+	if (sig == SIGTERM && cr_jobs_timeout_term())
+		return;
 	/* From pid 1, -1 means every other process in the namespace. */
 	(void)kill(-1, sig);
 	errno = saved;
@@ -177,6 +180,7 @@ static void interrupted_setup(int sig)
 	_exit(CR_EXIT_SIGNAL_BASE + sig);
 }
 
+/* The forwarded signals, and those of job control and the deadline (ns/jobs.c). */
 static void mask_forwarded(int how)
 {
 	sigset_t set;
@@ -184,13 +188,18 @@ static void mask_forwarded(int how)
 	(void)sigemptyset(&set);
 	for (size_t i = 0; i < ELEMENTSOF(forwarded); i++)
 		(void)sigaddset(&set, forwarded[i]);
+	(void)sigaddset(&set, SIGTSTP);
+	(void)sigaddset(&set, SIGCONT);
+	(void)sigaddset(&set, SIGALRM);
 	(void)sigprocmask(how, &set, NULL);
 }
 
+/* Each handler runs with every other signal blocked: they share ns/jobs.c's state. */
 static void set_handlers(void (*handler)(int))
 {
 	struct sigaction sa = { .sa_handler = handler };
 
+	(void)sigfillset(&sa.sa_mask);
 	for (size_t i = 0; i < ELEMENTSOF(forwarded); i++)
 		(void)sigaction(forwarded[i], &sa, NULL);
 }
@@ -208,7 +217,8 @@ static int start_forwarder(struct cr_child_ctx *ctx)
 
 	if (ctx->proxy_fd < 0 || ctx->proxy_listen_fd < 0)
 		return 0;
-	pid = cr_proxy_fork_forwarder(ctx->proxy_listen_fd, ctx->proxy_fd, ctx->seccomp);
+	pid = cr_proxy_fork_forwarder(ctx->proxy_listen_fd, ctx->proxy_fd,
+				      ctx->warm_pool ? &ctx->landlock : NULL, ctx->seccomp);
 	closep(&ctx->proxy_listen_fd);
 	closep(&ctx->proxy_fd);
 	ctx->proxy_listen_fd = ctx->proxy_fd = -EBADF;
@@ -259,8 +269,15 @@ _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 	}
 	if (cmd == 0)
 		cr_command_main(ctx);
-	/* pid 1 needs nothing of what corral was started with but the report pipe. */
-	(void)cr_close_all_but(ctx->msg_fd);
+	/* pid 1 needs nothing of what corral was started with but the report pipe, and corral's
+	 * state to follow it. */
+	(void)close_except((int[]){ ctx->msg_fd, ctx->parent_stat_fd }, 2);
+	r = cr_jobs_start(ctx);
+	if (r < 0) {
+		(void)kill(cmd, SIGKILL);
+		report_error(ctx, CR_STAGE_FORK, r);
+		_exit(CR_EXIT_SETUP_SILENT);
+	}
 	mask_forwarded(SIG_UNBLOCK);
 
 	for (;;) {

@@ -55,6 +55,8 @@ struct cr_run {
 	struct cr_cgroup *cgroup; /* the run's cgroups and rlimits; created in prepare */
 	struct cr_seccomp *seccomp; /* the command's syscall filter; prepared in prepare */
 	bool oom_killed, pids_limit_hit;
+	bool deadline_hit; /* pid 1 reported the deadline (corral was stopped past it, or late) */
+	bool stopped;	   /* degraded mode: corral stopped the command's process group */
 	struct cr_degraded *degraded; /* --allow-degraded, and clone could not make namespaces */
 	struct cr_proxy *proxy; /* allow_hosts: the proxy, and the policy the sandbox runs with */
 	enum cr_tmpfs_basis tmpfs_basis; /* what sized the plan's writable tmpfs mounts */
@@ -281,7 +283,7 @@ static int linux_prepare(const struct cr_policy *p, struct cr_run **ret,
 		.sync_w = -EBADF,
 		.ctx = { .policy = p, .sync_fd = -EBADF, .msg_fd = -EBADF,
 			 .proxy_fd = proxy ? cr_proxy_sandbox_fd(proxy) : -EBADF,
-			 .proxy_listen_fd = -EBADF },
+			 .proxy_listen_fd = -EBADF, .parent_stat_fd = -EBADF },
 	};
 	cr_idmap_compute(getuid(), getgid(), p->map_root, p->uid, p->gid, &run->ctx.idmap);
 	r = cr_mount_plan_build(p, &cr_host_view_real, &run->ctx.plan);
@@ -334,17 +336,18 @@ static pid_t clone_child(unsigned long flags, int cgroup_fd, bool *ret_in_cgroup
 	return (pid_t)pid;
 }
 
-/* Take SIGCHLD and the interrupt signals through a signalfd. One that corral was started with
- * ignored (nohup, a background job) stays ignored, for corral and for the command: a blocked
- * signal is queued even when ignored, so it must not be blocked. */
+/* Take SIGCHLD, the interrupt signals and those of job control through a signalfd. One that
+ * corral was started with ignored (nohup, a background job) stays ignored, for corral and for the
+ * command: a blocked signal is queued even when ignored, so it must not be blocked. */
 static void block_signals(struct cr_run *run, sigset_t *set)
 {
-	static const int interrupts[] = { SIGINT, SIGTERM, SIGHUP };
+	static const int interrupts[] = { SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGTTIN, SIGTTOU };
 	struct sigaction sa;
 
 	(void)sigemptyset(set);
 	(void)sigemptyset(&run->ctx.ignored);
 	(void)sigaddset(set, SIGCHLD);
+	(void)sigaddset(set, SIGCONT);
 	for (size_t i = 0; i < ELEMENTSOF(interrupts); i++) {
 		if (sigaction(interrupts[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
 			(void)sigaddset(&run->ctx.ignored, interrupts[i]);
@@ -516,15 +519,37 @@ static int spawn_sandbox(struct cr_run *run)
 	return 0;
 }
 
+/* What pid 1 needs to follow corral's job control and keep the deadline (ns/jobs.c): corral's
+ * state, readable through an open /proc file whatever pid 1 later mounts or becomes, and the
+ * deadline, which starts now. */
+static void prepare_jobs(struct cr_run *run)
+{
+	const struct cr_policy *p = run->policy;
+	struct timespec ts;
+
+	run->ctx.parent_stat_fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	if (run->ctx.parent_stat_fd < 0)
+		cr_debug("cannot open /proc/self/stat (%m): the sandbox will not follow a SIGSTOP");
+	run->ctx.kill_after_ms = p->kill_after_ms;
+	if (p->timeout_ms && clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
+		run->ctx.deadline_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec +
+				       (int64_t)p->timeout_ms * 1000000;
+}
+
 static int linux_spawn(struct cr_run *run)
 {
 	sigset_t set;
+	int r;
 
 	block_signals(run, &set);
 	run->sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (run->sig_fd < 0)
 		return negative_errno();
-	return spawn_sandbox(run);
+	prepare_jobs(run);
+	r = spawn_sandbox(run);
+	closep(&run->ctx.parent_stat_fd); /* pid 1 has its copy */
+	run->ctx.parent_stat_fd = -EBADF;
+	return r;
 }
 
 /* corral serve (ns/zygote.c): the sandbox of a prepared run, whose pid 1 becomes the zygote of
@@ -578,6 +603,10 @@ static void take_msg(struct cr_run *run, const struct cr_child_msg *m)
 {
 	char hint[96];
 
+	if (m->type == CR_MSG_TIMEOUT) {
+		run->deadline_hit = true;
+		return;
+	}
 	if (m->type == CR_MSG_EXIT) {
 		run->have_exit = true;
 		run->cmd_status = m->status;
@@ -606,15 +635,40 @@ static void read_msgs(struct cr_run *run)
 		run->msg_eof = true;
 }
 
+/* Job control: SIGTSTP, SIGTTIN or SIGTTOU stop the sandbox, then corral itself (its shell sees
+ * it stopped); SIGCONT continues the sandbox. pid 1 does both (ns/jobs.c) and knows whether the
+ * sandbox is stopped; degraded, the command's process group is stopped and continued. */
+static void job_control(struct cr_run *run, int sig)
+{
+	if (sig == SIGCONT && run->degraded && run->stopped) {
+		(void)kill(-run->pid, SIGCONT);
+		run->stopped = false;
+	} else if (sig == SIGCONT && !run->degraded) {
+		(void)kill(run->pid, SIGCONT);
+	} else if (sig != SIGCONT) {
+		cr_debug("signal %d: stopping the sandbox, then corral", sig);
+		(void)kill(run->degraded ? -run->pid : run->pid, run->degraded ? SIGSTOP : SIGTSTP);
+		run->stopped = run->degraded != NULL;
+		(void)raise(SIGSTOP);
+	}
+}
+
 static void read_signals(struct cr_run *run)
 {
 	struct signalfd_siginfo si;
 
 	while (read(run->sig_fd, &si, sizeof(si)) == sizeof(si)) {
-		if (si.ssi_signo != SIGCHLD) {
+		int sig = (int)si.ssi_signo;
+
+		if (sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU || sig == SIGCONT) {
+			if (!run->reaped)
+				job_control(run, sig);
+			continue;
+		}
+		if (sig != SIGCHLD) {
 			/* pid 1 forwards it to everything in the sandbox; degraded, the command's
 			 * process group gets it. */
-			(void)kill(run->degraded ? -run->pid : run->pid, (int)si.ssi_signo);
+			(void)kill(run->degraded ? -run->pid : run->pid, sig);
 			continue;
 		}
 		if (!run->reaped && waitpid(run->pid, &run->init_status, WNOHANG) == run->pid)
@@ -670,6 +724,7 @@ static void fill_outcome(const struct cr_run *run, struct cr_outcome *o)
 	}
 	o->oom_killed = run->oom_killed;
 	o->pids_limit_hit = run->pids_limit_hit;
+	o->timed_out = run->deadline_hit;
 }
 
 static int linux_wait(struct cr_run *run, int64_t timeout_ms, struct cr_outcome *ret)

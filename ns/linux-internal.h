@@ -4,6 +4,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "launcher/driver.h"
@@ -46,6 +47,7 @@ const char *cr_stage_to_string(enum cr_stage stage);
 enum cr_msg_type {
 	CR_MSG_ERROR = 1, /* a setup stage, or execve, failed */
 	CR_MSG_EXIT,	  /* the command ended; status is its wait status */
+	CR_MSG_TIMEOUT,	  /* pid 1 reached the deadline and stops the command (ns/jobs.c) */
 };
 
 /* Sent child -> parent on a CLOEXEC pipe; small enough to be written atomically. */
@@ -78,6 +80,9 @@ struct cr_child_ctx {
 	int proxy_listen_fd; /* allow_hosts: 127.0.0.1:3128, bound by stage loopback; else -EBADF */
 	unsigned warm_pool;  /* a warm sandbox (ns/zygote.c): workers pid 1 keeps ready; 0: a run */
 	int warm_fd;	     /* with warm_pool: pid 1's end of the control socket */
+	int parent_stat_fd;  /* corral's /proc/PID/stat, watched by pid 1 (ns/jobs.c); or -EBADF */
+	int64_t deadline_ns; /* --timeout as a CLOCK_MONOTONIC time, kept by pid 1 too; 0: none */
+	uint64_t kill_after_ms; /* --kill-after: SIGKILL this long after the deadline's SIGTERM */
 	char detail[200];
 };
 
@@ -98,12 +103,24 @@ _Noreturn void cr_command_main(struct cr_child_ctx *ctx);
  * fallback. Returns only on failure: -errno (-ENOENT: no PATH entry had it, -EACCES: one had it
  * but it could not be executed). Shared by the command of a run and a warm sandbox's runner. */
 int cr_exec_command(char *const argv[], char *const envp[]);
-/* Close every descriptor above 2 but @fd. 0 or -errno. */
-int cr_close_all_but(int fd);
+/* Job control and the deadline in pid 1 (ns/jobs.c), every CR_JOBS_TICK_MS while the command
+ * runs. cr_jobs_start(): after the command's fork, with SIGTSTP, SIGCONT and SIGALRM blocked;
+ * installs their handlers and the timer. 0 or -errno. */
+#define CR_JOBS_TICK_MS 100
+int cr_jobs_start(const struct cr_child_ctx *ctx);
+/* In pid 1's SIGTERM handler: true if the deadline has passed, the SIGTERM then being the
+ * timeout's, which goes to the sandbox once (and false before: forward it). */
+bool cr_jobs_timeout_term(void);
+/* Whether the text of a /proc/PID/stat (@n bytes, perhaps cut short after the state) says the
+ * process is stopped by a signal (state T). */
+bool cr_jobs_stat_stopped(const char *stat, size_t n);
 
 /* Apply the mount plan under the directory @root (the new root, not yet pivoted into). Returns 0
  * or -errno with the path that failed in ctx->detail. */
 int cr_mounts_open_sources(struct cr_child_ctx *ctx);
 int cr_mounts_apply(struct cr_child_ctx *ctx, const char *root);
 int cr_mounts_pivot(const char *root);
+/* In a warm sandbox's worker, in its own mount namespace: a /proc of its own pid namespace over
+ * the session's, with the plan's read-only knobs under it. 0, or -errno with the mount in @msg. */
+int cr_mounts_worker_proc(const struct cr_mount_plan *plan, char *msg, size_t size);
 int cr_mounts_seal(struct cr_child_ctx *ctx);

@@ -16,6 +16,7 @@
 #include "linux-internal.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/path-open.h"
+#include "launcher/base/path-util.h"
 
 #define TREE_FLAGS (OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH)
 
@@ -157,7 +158,7 @@ static int mount_fs(int target_fd, const char *type, unsigned long flags, const 
 	return 0;
 }
 
-static int apply_one(struct cr_mount_op *op, int root_fd)
+static int apply_one(const struct cr_mount_op *op, int root_fd)
 {
 	_cleanup_close_ int target = -EBADF;
 	bool file = op->flags & CR_MNT_FILE;
@@ -240,6 +241,29 @@ int cr_mounts_apply(struct cr_child_ctx *ctx, const char *root)
 			(void)snprintf(ctx->detail, sizeof(ctx->detail), "%s %s%s%s",
 				       cr_mount_kind_to_string(op->kind), op->dst,
 				       host_src(op) ? " from " : "", host_src(op) ? op->src : "");
+			return r;
+		}
+	}
+	return 0;
+}
+
+int cr_mounts_worker_proc(const struct cr_mount_plan *plan, char *msg, size_t size)
+{
+	_cleanup_close_ int root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (root_fd < 0)
+		return negative_errno();
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		const struct cr_mount_op *op = &plan->ops[i];
+		int r;
+
+		if (op->kind != CR_MOUNT_PROC &&
+		    (op->kind != CR_MOUNT_RDONLY || !cr_path_is_within(op->dst, "/proc")))
+			continue;
+		r = apply_one(op, root_fd);
+		if (r < 0) {
+			(void)snprintf(msg, size, "%s %s", cr_mount_kind_to_string(op->kind),
+				       op->dst);
 			return r;
 		}
 	}

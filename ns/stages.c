@@ -238,6 +238,10 @@ static int stage_landlock(struct cr_child_ctx *ctx)
 	const struct cr_policy *p = ctx->policy;
 	int fds[p->n_keep_fds + 3];
 
+	/* A warm sandbox's pid 1 stays out of the domain: each worker enters it once it has mounted
+	 * the /proc of its own pid namespace, which Landlock would forbid (ns/zygote.c). */
+	if (ctx->warm_pool)
+		return 0;
 	if (!p->redirect_stdio)
 		return cr_landlock_apply(&ctx->landlock, p->keep_fds, p->n_keep_fds, ctx->detail,
 					 sizeof(ctx->detail));

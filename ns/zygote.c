@@ -4,28 +4,37 @@
  * start() builds the sandbox exactly as a run does (ns/driver.c: prepare, clone, id maps, the
  * stages, the cgroup, the proxy), but its pid 1 forks no command: it becomes the zygote. Of its
  * capabilities it keeps only CAP_SYS_ADMIN, in the sandbox's own user namespace, to create pid
- * namespaces; it is non-dumpable, under no_new_privs and Landlock like a run's pid 1, and holds
- * only its control socket, the report pipe and /dev/null as 0-2.
+ * and mount namespaces and mount each worker's /proc; it is non-dumpable and under no_new_privs
+ * like a run's pid 1, but outside the Landlock domain, which would forbid those mounts: each
+ * worker enters the domain itself. It holds only its control socket, the report pipe and
+ * /dev/null as 0-2.
  *
  * Processes (pids as seen from the session's pid namespace):
  *   zygote  pid 1. Keeps `pool` workers ready; makes one more for each ZY_WANT, once a command
  *           ends or 10 ms later (cr_zygote_main()).
- *   worker  clone(CLONE_NEWPID) of the zygote: pid 1 of a nested pid namespace, one per command.
- *           Drops every capability, ignores the interrupt signals, mounts nothing (/proc stays
- *           the session's), forks the runner, then waits: for the runner's end, and for signal
- *           numbers on its status channel (kill(-1, sig) in its namespace). When the runner
- *           ends it SIGKILLs everything left in its namespace, reaps it all, reports the
- *           runner's wait status and exits: nothing the command started outlives it, and no
- *           command can signal another's processes (it sees them: see below).
+ *   worker  clone(CLONE_NEWPID | CLONE_NEWNS) of the zygote: pid 1 of a nested pid namespace,
+ *           in a mount namespace of its own, one per command. Ignores the interrupt signals,
+ *           mounts the /proc of its pid namespace over the session's (with the plan's read-only
+ *           knobs under it: cr_mounts_worker_proc()), enters the session's Landlock domain
+ *           (cr_landlock_apply(), as a run's pid 1 does), drops every capability, forks the
+ *           runner, then waits: for the runner's end, and for signal numbers on its status
+ *           channel (kill(-1, sig) in its namespace). When the runner ends it SIGKILLs
+ *           everything left in its namespace, reaps it all, reports the runner's wait status and
+ *           exits: nothing the command started outlives it, and no command can signal, or even
+ *           see, another's processes.
  *   runner  the worker's child: every signal at its default, every descriptor but its exec
  *           channel closed, a Landlock domain of its own (own_domain()), the run's seccomp
  *           filter installed, then blocked in recvmsg(). The request's stdio become 0-2, it
  *           changes to the request's directory and execve()s (the PATH search of a run's
  *           command, cr_exec_command()). The command is this process: nothing is forked or set
  *           up on the request path.
- * Every command sees the session's /proc (so `ps` shows the other commands), but can neither
- * signal them (another pid namespace) nor read their /proc/PID/fd, environ or mem (another
- * Landlock domain). An idle worker costs two processes of the session's --pids limit.
+ * Every command sees its own pid namespace's /proc: its own processes (and its worker as pid 1,
+ * non-dumpable), none of another command's, whose pids, command lines, environments and
+ * descriptors it therefore cannot read; `ps` works and finds itself at the pid getpid() gives.
+ * Signals cannot cross either (another pid namespace; another Landlock domain). Making a worker
+ * costs about 0.25 ms more than with the session's /proc (the mount namespace, 4 mounts, the
+ * ruleset): off the request path while the pool lasts (docs/protocol.md has the figures). An
+ * idle worker costs two processes of the session's --pids limit.
  *
  * Messages, all on AF_UNIX SOCK_SEQPACKET socketpairs (one message per send):
  *   control (server <-> zygote)  zygote: struct zy_msg ZY_READY + SCM_RIGHTS [exec, status],
@@ -247,9 +256,10 @@ static int unpack_request(char *buf, size_t n, const char **ret_cwd, char ***ret
  * it handles making block devices (which needs CAP_MKNOD anyway), from ABI 2 the refer right,
  * granted on / (a domain denies reparenting unless a rule grants it, handled or not), and from
  * ABI 6 signals out of it. Landlock lets a process ptrace only processes of its own domain or
- * of one nested in it, and the same check guards /proc/PID/fd, environ and mem: so no command
- * reaches another command of its session through the session's /proc, which every command
- * sees. Nothing without Landlock. */
+ * of one nested in it, and the same check guards /proc/PID/fd, environ and mem: so a command
+ * does not reach its worker (the pid 1 of its /proc), nor any other process of the session,
+ * which each worker's separate entry into the session's domain already keeps apart. Nothing
+ * without Landlock. */
 static int own_domain(const struct cr_landlock_plan *plan)
 {
 	struct cr_ll_ruleset_attr attr = { .handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_BLOCK };
@@ -370,6 +380,22 @@ static int worker_wait(pid_t runner, int status_fd, int sig_fd)
 	}
 }
 
+/* The worker's confinement, before it drops its last capability: in its own mount namespace, the
+ * /proc of its own pid namespace (its command sees its own processes and no other command's,
+ * and `ps` finds itself under the pid getpid() gives), then the session's Landlock domain, as a
+ * run's pid 1 enters it. 0 or -errno. */
+static int worker_confine(const struct cr_child_ctx *ctx)
+{
+	const struct cr_policy *p = ctx->policy;
+	char msg[200];
+	int r;
+
+	r = cr_mounts_worker_proc(&ctx->plan, msg, sizeof(msg));
+	if (r < 0)
+		return r;
+	return cr_landlock_apply(&ctx->landlock, p->keep_fds, p->n_keep_fds, msg, sizeof(msg));
+}
+
 static _Noreturn void worker_main(const struct cr_child_ctx *ctx, int exec_fd, int status_fd)
 {
 	static const int ignored[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE };
@@ -379,8 +405,10 @@ static _Noreturn void worker_main(const struct cr_child_ctx *ctx, int exec_fd, i
 
 	for (size_t i = 0; i < ELEMENTSOF(ignored); i++)
 		(void)signal(ignored[i], SIG_IGN);
-	if (drop_caps() < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-	    close_all_except(keep, 2) < 0)
+	/* The zygote's descriptors go first: the mounts and the ruleset need a few of their own
+	 * under the session's --open-files. */
+	if (close_all_except(keep, 2) < 0 || worker_confine(ctx) < 0 || drop_caps() < 0 ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		_exit(CR_EXIT_SETUP);
 	sig_fd = signalfd_for(SIGCHLD); /* SIGCHLD is blocked since the zygote */
 	if (sig_fd < 0)
@@ -441,7 +469,8 @@ static int start_worker(const struct cr_child_ctx *ctx, int control_fd)
 		r = negative_errno();
 		goto out_close_ex;
 	}
-	pid = (pid_t)syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, NULL, NULL, NULL, NULL);
+	pid = (pid_t)syscall(SYS_clone, CLONE_NEWPID | CLONE_NEWNS | SIGCHLD, NULL, NULL, NULL,
+			     NULL);
 	if (pid == 0) {
 		(void)close(ex[0]);
 		(void)close(st[0]);

@@ -65,6 +65,9 @@ static int supervise(struct run_state *s, const struct cr_policy *p)
 done:
 	if (r == 0)
 		s->have_outcome = true;
+	/* corral was stopped past the deadline, which the sandbox kept */
+	if (r == 0 && s->outcome.timed_out)
+		s->timed_out = true;
 	return r;
 }
 

@@ -181,6 +181,9 @@ static void cold_run(struct serve *sv, const struct cr_policy *p, struct cold_re
 	} else if (run && drv->wait(run, -1, &res->outcome) == 0)
 		r = 0;
 	res->have_outcome = r >= 0;
+	/* the helper was stopped past the deadline, which the sandbox kept */
+	if (r >= 0 && res->outcome.timed_out)
+		res->timed_out = true;
 	if (r < 0 && !res->error.message[0])
 		(void)snprintf(res->error.message, sizeof(res->error.message),
 			       "cannot run the sandbox: %s", strerror(-r));

@@ -15,6 +15,7 @@
 #include "launcher/base/macro.h"
 #include "proxy-internal.h"
 #include "proxy.h"
+#include "landlock/landlock.h"
 #include "seccomp/seccomp.h"
 
 /* --- corral's end --------------------------------------------------------------------------- */
@@ -135,8 +136,11 @@ static bool accept_retry(int err)
  * forwards (an interrupt for the command must not take the network away from it), runs under the
  * command's syscall filter, and ends with the sandbox's pid namespace, when corral's end of the
  * socketpair is gone, or at an error that is not about one connection. */
-static _Noreturn void forwarder_main(int listen_fd, int sock_fd, const struct cr_seccomp *filter)
+static _Noreturn void forwarder_main(int listen_fd, int sock_fd,
+				     const struct cr_landlock_plan *landlock,
+				     const struct cr_seccomp *filter)
 {
+	char msg[200];
 	struct sigaction ign = { .sa_handler = SIG_IGN };
 	sigset_t none;
 
@@ -146,8 +150,9 @@ static _Noreturn void forwarder_main(int listen_fd, int sock_fd, const struct cr
 	(void)sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
 	(void)prctl(PR_SET_NAME, "corral-proxy", 0, 0, 0);
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 || keep_only(listen_fd, sock_fd) < 0 ||
-	    cr_seccomp_install(filter) < 0)
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 ||
+	    (landlock && cr_landlock_apply(landlock, NULL, 0, msg, sizeof(msg)) < 0) ||
+	    keep_only(listen_fd, sock_fd) < 0 || cr_seccomp_install(filter) < 0)
 		_exit(1);
 	for (;;) {
 		int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC), r;
@@ -165,13 +170,14 @@ static _Noreturn void forwarder_main(int listen_fd, int sock_fd, const struct cr
 	}
 }
 
-pid_t cr_proxy_fork_forwarder(int listen_fd, int sock_fd, const struct cr_seccomp *filter)
+pid_t cr_proxy_fork_forwarder(int listen_fd, int sock_fd, const struct cr_landlock_plan *landlock,
+			      const struct cr_seccomp *filter)
 {
 	pid_t pid = fork();
 
 	if (pid < 0)
 		return negative_errno();
 	if (pid == 0)
-		forwarder_main(listen_fd, sock_fd, filter);
+		forwarder_main(listen_fd, sock_fd, landlock, filter);
 	return pid;
 }

@@ -53,10 +53,13 @@ static inline void cr_proxy_freep(struct cr_proxy **px)
  * listener on 127.0.0.1:3128. The descriptor, or -errno. */
 int cr_proxy_listen(void);
 struct cr_seccomp;
+struct cr_landlock_plan;
 /* In the sandbox's pid 1, after its last setup stage: fork the forwarder, which keeps only
- * @listen_fd and @sock_fd, ignores every signal it can, installs @filter (the command's), and
+ * @listen_fd and @sock_fd, ignores every signal it can, enters @landlock's domain (a warm
+ * sandbox's pid 1 is in none; NULL: pid 1 already is), installs @filter (the command's), and
  * loops on accept() -> sendmsg() -> close(). The forwarder's pid, or -errno. */
-pid_t cr_proxy_fork_forwarder(int listen_fd, int sock_fd, const struct cr_seccomp *filter);
+pid_t cr_proxy_fork_forwarder(int listen_fd, int sock_fd, const struct cr_landlock_plan *landlock,
+			      const struct cr_seccomp *filter);
 
 /* The run's proxy, NULL unless its network mode is allow_hosts (ns/driver.c). */
 const struct cr_proxy *cr_ns_run_proxy(const struct cr_run *run);

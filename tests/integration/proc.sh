@@ -439,6 +439,139 @@ test_nohup() {
 		eval '[ "$rc_nohup" = 0 ] && [ "$rc_plain" = 129 ]'
 }
 
+# counter_at FILE: the number the counting command last wrote (-1 before it wrote one).
+counter_at() {
+	local v
+	v=$(tail -n 1 "$1" 2>/dev/null)
+	[[ $v =~ ^[0-9]+$ ]] && echo "$v" || echo -1
+}
+
+# counter_started FILE: the counting command has written a number.
+counter_started() { [ "$(counter_at "$1")" -ge 0 ]; }
+
+# counter_moves FILE SECS: the counter advances within SECS.
+counter_moves() {
+	local a b i
+	a=$(counter_at "$1")
+	for ((i = 0; i < $2 * 20; i++)); do
+		sleep 0.05
+		b=$(counter_at "$1")
+		[ "$b" -gt "$a" ] && [ "$a" -ge 0 ] && return 0
+	done
+	return 1
+}
+
+# counter_held FILE SECS: the counter stays still for SECS.
+counter_held() {
+	local a
+	a=$(counter_at "$1")
+	sleep "$2"
+	[ "$a" -ge 0 ] && [ "$(counter_at "$1")" = "$a" ]
+}
+
+# counting_script FILE TAG [PREFIX]: a script that appends an ever growing number to FILE (one
+# write per line: a stop never leaves half a number), in a shell whose command line carries TAG
+# (corral's does not: the script is a file).
+counting_script() {
+	printf '%s\n' "exec sh -c '${3:-} i=0; while :; do i=\$((i + 1)); echo \$i >>$1; sleep 0.05; done; : $2'"
+}
+
+# all_stopped TAG: every tagged process (the sandboxed shell) is in state T.
+all_stopped() {
+	local p st n=0
+	for p in $(pgrep -f "$1"); do
+		st=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$p/status" 2>/dev/null)
+		[ "$st" = T ] || return 1
+		n=$((n + 1))
+	done
+	[ "$n" -gt 0 ]
+}
+
+# Job control from an interactive shell on a terminal: Ctrl-Z stops the whole sandbox with corral
+# (not only corral: the sandbox is in a session of its own, out of the terminal's reach), the
+# shell sees corral stopped, fg and bg continue it, Ctrl-C still ends it.
+test_job_control() {
+	local m=$1 ws=$2 t=$TAG-$1-jobs pre=()
+	if ! command -v python3 >/dev/null || ! command -v bash >/dev/null; then
+		skip "$m: Ctrl-Z in an interactive shell stops the sandbox" "python3 is not installed"
+		return
+	fi
+	[ "$m" = user ] && [ "$(id -u)" -eq 0 ] && pre=("${AS_USER[@]}")
+	counting_script "$ws/jobs.counter" "$t" >"$ws/jobs.sh"
+	rm -f "$ws/jobs.counter"
+	OUT=$(python3 "$CR_TESTS_DIR/integration/pty-jobs.py" "$ws/jobs.counter" \
+		"cd $ws && $CORRAL run --workspace $ws --ro $BIN --grant once -- sh $ws/jobs.sh" \
+		-- "${pre[@]}" bash --norc --noprofile -i 2>&1)
+	RC=0 ERR=
+	res "$m: positive control: from an interactive shell on a terminal the sandboxed counter runs, and Ctrl-C ends corral with 130" \
+		started=1 rc=130
+	res "$m: Ctrl-Z: the shell reports corral stopped and the command inside stops too (its counter holds for 1s)" \
+		shell_stopped=1 held=1
+	res "$m: fg continues the sandbox; Ctrl-Z then bg stops and continues it again" \
+		fg_runs=1 bg_held=1 bg_runs=1
+	check "$m: nothing of the job-control runs is left" wait_for no_tagged "$t"
+}
+
+# A SIGSTOP of corral cannot be caught: the sandbox follows it (pid 1 watches corral's state), and
+# the timeout still holds while corral is stopped (pid 1 keeps the deadline): the command is gone
+# at the deadline and corral, once continued, reports the timeout.
+test_sigstop() {
+	local m=$1 ws=$2 t=$TAG-$1-stop start left
+	counting_script "$ws/stop.counter" "$t" >"$ws/stop.sh"
+	counting_script "$ws/stop.counter" "$t-stubborn" 'trap "" TERM;' >"$ws/stubborn.sh"
+
+	rm -f "$ws/stop.counter"
+	sb_start "$m" "$ws" --timeout 2 --json-status "$ws/stop.json" -- sh "$ws/stop.sh"
+	wait_for counter_started "$ws/stop.counter"
+	check "$m: positive control: without a stop the counter of a --timeout 2 run keeps moving" \
+		counter_moves "$ws/stop.counter" 1
+	sb_wait 20
+	check_sb "$m: positive control: the same run, never stopped, ends at the timeout with 124" \
+		eval '[ "$SB_RC" -eq 124 ] && no_tagged "$t"'
+
+	rm -f "$ws/stop.counter" "$ws/stop.json"
+	start=$(now_ms)
+	sb_start "$m" "$ws" --timeout 2 --json-status "$ws/stop.json" -- sh "$ws/stop.sh"
+	wait_for counter_started "$ws/stop.counter"
+	kill -STOP "$SB_PID"
+	sleep 0.4
+	check "$m: kill -STOP corral: the command inside stops too (state T, its counter holds)" \
+		eval 'all_stopped "$t" && counter_held "$ws/stop.counter" 0.8 ||
+		{ diag "$(ps -o pid,stat,args -p "$(pgrep -d, -f "$t")")"; false; }'
+	left=$((start + 4000 - $(now_ms)))
+	[ "$left" -le 0 ] || sleep "$((left / 1000)).$(printf %03d $((left % 1000)))"
+	check "$m: kill -STOP corral with --timeout 2: 4 s after the start the command is gone though corral is still stopped" \
+		eval 'no_tagged "$t" && [ "$(field "/proc/$SB_PID/status" State | cut -c1)" = T ]'
+	kill -CONT "$SB_PID"
+	sb_wait 20
+	check_sb "$m: after SIGCONT corral exits 124, says it timed out, and its JSON status says outcome timed_out" \
+		eval '[ "$SB_RC" -eq 124 ] && grep -q "timed out" "$SB_ERR" &&
+		json_ok "$ws/stop.json" ".outcome == \"timed_out\" and .timed_out == true and .exit_code == 124"'
+
+	rm -f "$ws/stop.counter"
+	sb_start "$m" "$ws" --timeout 1 --kill-after 1 -- sh "$ws/stubborn.sh"
+	wait_for counter_started "$ws/stop.counter"
+	kill -STOP "$SB_PID"
+	sleep 3.5
+	check "$m: kill -STOP corral with --timeout 1 --kill-after 1 and a command ignoring SIGTERM: 3.5 s later it is gone" \
+		no_tagged "$t-stubborn"
+	kill -CONT "$SB_PID"
+	sb_wait 20
+	check_sb "$m: ... and corral exits 124 once continued" eval '[ "$SB_RC" -eq 124 ]'
+
+	rm -f "$ws/stop.counter"
+	sb_start "$m" "$ws" -- sh "$ws/stop.sh"
+	wait_for counter_started "$ws/stop.counter"
+	kill -STOP "$SB_PID"
+	sleep 0.4
+	counter_held "$ws/stop.counter" 0.5
+	kill -CONT "$SB_PID"
+	check_sb "$m: kill -CONT corral continues the sandbox it stopped" counter_moves "$ws/stop.counter" 2
+	kill -TERM "$SB_PID"
+	sb_wait 20
+	check_sb "$m: ... which then ends on SIGTERM (143)" eval '[ "$SB_RC" -eq 143 ] && no_tagged "$t"'
+}
+
 for m in $MODES; do
 	ws=$(new_workspace "$m")
 	start_victim "$m"
@@ -453,6 +586,8 @@ for m in $MODES; do
 	test_host_uid "$m" "$ws"
 	test_batch "$m" "$ws"
 	test_nohup "$m" "$ws"
+	test_job_control "$m" "$ws"
+	test_sigstop "$m" "$ws"
 	kill -KILL "$VICTIM" 2>/dev/null
 	wait "$VICTIM" 2>/dev/null
 	HOST_PIDS=()

@@ -216,6 +216,50 @@ def scenario_iso(corral):
     s.stop()
 
 
+def scenario_procs(corral):
+    """Two commands of one session at once: the second, acting as an attacker, looks for the
+    first's command line through /proc (listing it and trying every pid up to 2000); each lists
+    its own processes with ps."""
+    s = Server(corral)
+    s.open("procs")
+    mark = "crprocs%d" % os.getpid()
+    first = s.send(dict(type="exec", session="procs", timeout_ms=20000,
+                        shell="sh -c 'sleep 5; : %s' & sleep 2; ps -eo pid,args; wait" % mark))
+    time.sleep(1.0)
+    # The attacker's own command line must not contain the mark: it is put together at run time.
+    half = len(mark) // 2
+    r = s.sh("procs", "m=%s; m=${m}%s; ps -eo pid,args; echo ---; "
+             "for p in $(seq 1 2000); do c=$(tr '\\0' ' ' </proc/$p/cmdline 2>/dev/null) && "
+             "case $c in *\"$m\"*) echo \"seen $p: $c\";; esac; done; "
+             "for d in /proc/[0-9]*; do case $(tr '\\0' ' ' <$d/cmdline) in *\"$m\"*) "
+             "echo \"listed $d\";; esac; done; echo ---; cat /proc/self/cmdline | tr '\\0' ' '; sleep 2"
+             % (mark[:half], mark[half:]))
+    out = r.get("stdout", "")
+    mine, _, rest = out.partition("---\n")
+    found, _, selfline = rest.partition("---\n")
+    check("ps works in a command that runs beside another: it lists its own processes",
+          r.get("exit_code") == 0 and "ps -eo pid,args" in mine, str(r))
+    check("positive control: a command reads its own /proc/self/cmdline",
+          selfline.startswith("cat /proc/self/cmdline"), repr(selfline))
+    check("a command of the session sees no process of another command in /proc, nor reads "
+          "its /proc/PID/cmdline (any pid up to 2000)",
+          mark not in mine and "seen" not in found and "listed" not in found, repr(out))
+    res = s.wait(first)
+    check("the other command's ps lists its own processes (its sleep and shell)",
+          res.get("exit_code") == 0 and mark in res.get("stdout", "") and
+          "sleep 5" in res.get("stdout", ""), str(res))
+    check("... and none of the other command's, which was running then",
+          "seq 1 2000" not in res.get("stdout", ""), str(res))
+    r = s.sh("procs", "ps -eo pid,args", request={"network": "all"})
+    if r.get("type") == "needs_approval":
+        s.call(dict(type="approve", request_id=r.get("request_id", "?"), scope="once"))
+        r = s.wait(r["id"])
+    check("ps works in a one-off sandbox of the session",
+          r.get("sandbox") == "one-off" and r.get("exit_code") == 0 and
+          "ps -eo pid,args" in r.get("stdout", ""), str(r))
+    s.stop()
+
+
 def scenario_caps(corral):
     s = Server(corral)
     s.open("cap")

@@ -1,6 +1,7 @@
 #!/bin/bash
 # serve: `corral serve` driven by tests/integration/serve-client.py in each mode: 1,000
-# sequential execs in one session, 8 concurrent sessions isolated from each other, output caps
+# sequential execs in one session, 8 concurrent sessions isolated from each other, two commands of
+# one session that cannot see each other in /proc while ps lists their own, output caps
 # and truncation flags, a timeout that kills the whole tree, the ask/approve/deny round trips
 # (per-tier rules, the allowlist, approvals by scope, a permanent one across a restart), the
 # ledger, capability requests in one-off sandboxes, a crashed sandbox replaced, SIGKILL to the
@@ -82,6 +83,7 @@ for mode in $MODES; do
 	scenario "$mode" seq
 	scenario "$mode" ledger
 	scenario "$mode" iso
+	scenario "$mode" procs
 	scenario "$mode" caps
 	scenario "$mode" timeout
 	scenario "$mode" crash
