@@ -370,7 +370,7 @@ static int parse_for(struct parser *p)
 }
 
 /* [[ ... ]] (bash): its operators are words; kept as a command "[[". Redirections after the
- * "]]" make a command of their own, which takes the id of the "]]": ids are unique (risk.c
+ * "]]" make a command of their own, which takes the id of the "]]": ids are unique (risk-rules.c
  * looks owners up by id), and "[[" already has the id of its first token. */
 static int parse_dbracket(struct parser *p, struct token *first)
 {
