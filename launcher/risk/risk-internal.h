@@ -55,6 +55,7 @@ void risk_analyse_text(struct ctx *c, const char *text, const char *what);
 
 /* --- risk-rules.c: words and paths --------------------------------------------------------- */
 
+/* The small word predicates every part uses. */
 static inline const char *base_name(const char *s)
 {
 	const char *slash = strrchr(s, '/');
@@ -103,17 +104,20 @@ void risk_normalize(char *p);
 bool risk_is_in(const char *s, const char *const *v);
 /* Where @w points. Computed words are the caller's business. */
 enum path_class risk_classify_path(struct ctx *c, const struct cr_sh_word *w);
-/* Reading @w: secrets are dangerous, paths outside the workspace caution. */
+/* Program @name touches @w, which names a credential file (~/.ssh/id_*, ...): dangerous. */
 void risk_check_secret(struct ctx *c, const char *name, const struct cr_sh_word *w);
+/* @name reads @w: a secret is dangerous, a path outside the workspace caution. */
 void risk_check_read(struct ctx *c, const char *name, const struct cr_sh_word *w);
-/* Writing @w: system paths and devices are dangerous, others outside the workspace caution. */
+/* @name writes @w: a secret, a device or a system path is dangerous; a path outside the
+ * workspace, or one the line computes, caution. */
 void risk_check_write(struct ctx *c, const char *name, const struct cr_sh_word *w);
 /* @f on each operand of @a from @from on: the words that are not options (all after "--"). */
 void risk_each_operand(struct ctx *c, const struct args *a, size_t from, const char *name,
 		       void (*f)(struct ctx *, const char *, const struct cr_sh_word *));
 /* The index of the @k-th operand (0-based) at or after @from; a->n if none. */
 size_t risk_operand(const struct args *a, size_t from, size_t k);
-/* Does @a give one of the short options in @shorts or the long ones in @longs (NULL-ended)? */
+/* Does @a give, before "--", one of the short options in @shorts (alone or in a cluster) or
+ * one of the long ones in @longs (NULL-ended)? */
 bool risk_has_option(const struct args *a, const char *shorts, const char *const *longs);
 
 /* --- risk-rules.c: the line around a command ----------------------------------------------- */

@@ -99,17 +99,21 @@ int sh_parse_list(struct parser *p, enum ctx ctx);
 
 /* --- shell-lex.c -------------------------------------------------------------------------- */
 
+/* The byte @off past the parser's position, or -1 past the end. */
 static inline int peekc(const struct parser *p, size_t off)
 {
 	return p->pos + off < p->len ? (unsigned char)p->s[p->pos + off] : -1;
 }
 
+/* @n bytes of @s appended to @b, kept NUL-terminated. 0 or -ENOMEM. */
 int sh_buf_add(struct buf *b, const char *s, size_t n);
+/* Frees @w's strings and empties it. */
 void sh_word_done(struct cr_sh_word *w);
 /* A parser over @s (@len bytes) that writes into @parent's output, one level deeper. */
 int sh_sub_init(struct parser *sub, const struct parser *parent, const char *s, size_t len);
 /* How @t is written, for messages. */
 const char *sh_token_name(const struct token *t);
+/* Frees @t's word. */
 void sh_token_done(struct token *t);
 /* The next token into @t: the one pushed back if any. */
 int sh_next_token(struct parser *p, struct token *t);
