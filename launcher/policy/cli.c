@@ -322,11 +322,10 @@ static int parse_policy(int c, const char *arg, struct cr_run_options *o, char *
 	}
 }
 
-static int parse_one(int c, const char *arg, struct cr_run_options *o, char *msg, size_t size)
+/* -w, --cwd, --ro, --rw, --hide: where the command runs and what it sees. */
+static int parse_fs(int c, const char *arg, struct cr_run_options *o)
 {
 	struct cr_cli_path path = { .path = arg };
-	uint64_t v;
-	int fd;
 
 	switch (c) {
 	case 'w':
@@ -335,41 +334,49 @@ static int parse_one(int c, const char *arg, struct cr_run_options *o, char *msg
 	case OPT_CWD:
 		o->cwd = arg;
 		return 0;
-	case OPT_RO:
-	case OPT_RW:
-	case OPT_HIDE:
+	default:
 		path.access = c == OPT_RO ? CR_PATH_RO : c == OPT_RW ? CR_PATH_RW : CR_PATH_HIDE;
 		return push(&o->paths, &o->n_paths, sizeof(path), &path);
-	case OPT_NET:
-		o->net = cr_net_mode_from_string(arg);
-		if (o->net < 0 || o->net == CR_NET_HOSTS)
-			return cr_msg(msg, size, -EINVAL,
-				    "--net: unknown mode '%s' (expected none or host; --allow-host HOST lets the command reach only HOST)",
-				    arg);
-		if (o->n_allow_hosts)
-			return cr_msg(msg, size, -EINVAL, "--allow-host cannot be combined with --net=%s", arg);
-		o->net_set = true;
-		return 0;
-	case OPT_MAP_ROOT:
-		o->map_root = true;
-		return 0;
-	case OPT_UID:
-	case OPT_GID:
-		/* 65535 and (uint32_t)-1 are the kernel's "no id" markers. */
-		if (cr_parse_uint(arg, 1, UINT32_MAX - 1, &v) < 0 || v == 65535)
-			return cr_msg(msg, size, -EINVAL, "--%s: '%s' is not a usable non-zero id",
-				    c == OPT_UID ? "uid" : "gid", arg);
-		if (c == OPT_UID) {
-			o->uid = (uint32_t)v;
-			o->uid_set = true;
-		} else {
-			o->gid = (uint32_t)v;
-			o->gid_set = true;
-		}
-		return 0;
-	case OPT_HOSTNAME:
-		o->hostname = arg;
-		return 0;
+	}
+}
+
+/* --net: none or host; --allow-host sets the hosts mode. */
+static int parse_net(const char *arg, struct cr_run_options *o, char *msg, size_t size)
+{
+	o->net = cr_net_mode_from_string(arg);
+	if (o->net < 0 || o->net == CR_NET_HOSTS)
+		return cr_msg(msg, size, -EINVAL,
+			    "--net: unknown mode '%s' (expected none or host; --allow-host HOST lets the command reach only HOST)",
+			    arg);
+	if (o->n_allow_hosts)
+		return cr_msg(msg, size, -EINVAL, "--allow-host cannot be combined with --net=%s", arg);
+	o->net_set = true;
+	return 0;
+}
+
+/* --uid, --gid. */
+static int parse_id(int c, const char *arg, struct cr_run_options *o, char *msg, size_t size)
+{
+	uint64_t v;
+
+	/* 65535 and (uint32_t)-1 are the kernel's "no id" markers. */
+	if (cr_parse_uint(arg, 1, UINT32_MAX - 1, &v) < 0 || v == 65535)
+		return cr_msg(msg, size, -EINVAL, "--%s: '%s' is not a usable non-zero id",
+			    c == OPT_UID ? "uid" : "gid", arg);
+	if (c == OPT_UID) {
+		o->uid = (uint32_t)v;
+		o->uid_set = true;
+	} else {
+		o->gid = (uint32_t)v;
+		o->gid_set = true;
+	}
+	return 0;
+}
+
+/* --seccomp, --seccomp-profile, --spawn: the system calls the command may make. */
+static int parse_syscalls(int c, const char *arg, struct cr_run_options *o, char *msg, size_t size)
+{
+	switch (c) {
 	case OPT_SECCOMP:
 		o->seccomp = cr_seccomp_mode_from_string(arg);
 		if (o->seccomp < 0)
@@ -380,12 +387,22 @@ static int parse_one(int c, const char *arg, struct cr_run_options *o, char *msg
 	case OPT_SECCOMP_PROFILE:
 		o->seccomp_profile = arg;
 		return 0;
-	case OPT_SPAWN:
+	default:
 		if (strcmp(arg, "yes") != 0 && strcmp(arg, "no") != 0)
 			return cr_msg(msg, size, -EINVAL, "--spawn: '%s' is not yes or no", arg);
 		o->no_spawn = strcmp(arg, "no") == 0;
 		o->spawn_set = true;
 		return 0;
+	}
+}
+
+/* --setenv, --keep-env, --keep-fd: what the command inherits. */
+static int parse_inherit(int c, const char *arg, struct cr_run_options *o, char *msg, size_t size)
+{
+	uint64_t v;
+	int fd;
+
+	switch (c) {
 	case OPT_SETENV:
 		if (arg[0] == '=' || !strchr(arg, '='))
 			return cr_msg(msg, size, -EINVAL, "--setenv: '%s' is not of the form KEY=VALUE", arg);
@@ -394,24 +411,63 @@ static int parse_one(int c, const char *arg, struct cr_run_options *o, char *msg
 		if (!*arg || strchr(arg, '='))
 			return cr_msg(msg, size, -EINVAL, "--keep-env: '%s' is not a variable name", arg);
 		return push(&o->keep_env, &o->n_keep_env, sizeof(arg), &arg);
-	case OPT_KEEP_FD:
+	default:
 		if (cr_parse_uint(arg, 0, INT_MAX, &v) < 0)
 			return cr_msg(msg, size, -EINVAL, "--keep-fd: '%s' is not a descriptor number", arg);
 		fd = (int)v;
 		return push(&o->keep_fds, &o->n_keep_fds, sizeof(fd), &fd);
-	case OPT_TIMEOUT:
+	}
+}
+
+/* --timeout, --kill-after. */
+static int parse_wait(int c, const char *arg, struct cr_run_options *o, char *msg, size_t size)
+{
+	if (c == OPT_TIMEOUT) {
 		if (cr_parse_seconds(arg, &o->timeout_ms) < 0 || o->timeout_ms == 0 ||
 		    o->timeout_ms > CR_MAX_WAIT_MS)
 			return cr_msg(msg, size, -EINVAL,
 				    "--timeout: '%s' is not a number of seconds between 0.001 and %llu",
 				    arg, CR_MAX_WAIT_MS / 1000);
 		return 0;
-	case OPT_KILL_AFTER:
-		if (cr_parse_seconds(arg, &o->kill_after_ms) < 0 || o->kill_after_ms > CR_MAX_WAIT_MS)
-			return cr_msg(msg, size, -EINVAL,
-				    "--kill-after: '%s' is not a number of seconds between 0 and %llu",
-				    arg, CR_MAX_WAIT_MS / 1000);
+	}
+	if (cr_parse_seconds(arg, &o->kill_after_ms) < 0 || o->kill_after_ms > CR_MAX_WAIT_MS)
+		return cr_msg(msg, size, -EINVAL,
+			    "--kill-after: '%s' is not a number of seconds between 0 and %llu",
+			    arg, CR_MAX_WAIT_MS / 1000);
+	return 0;
+}
+
+static int parse_one(int c, const char *arg, struct cr_run_options *o, char *msg, size_t size)
+{
+	switch (c) {
+	case 'w':
+	case OPT_CWD:
+	case OPT_RO:
+	case OPT_RW:
+	case OPT_HIDE:
+		return parse_fs(c, arg, o);
+	case OPT_NET:
+		return parse_net(arg, o, msg, size);
+	case OPT_MAP_ROOT:
+		o->map_root = true;
 		return 0;
+	case OPT_UID:
+	case OPT_GID:
+		return parse_id(c, arg, o, msg, size);
+	case OPT_HOSTNAME:
+		o->hostname = arg;
+		return 0;
+	case OPT_SECCOMP:
+	case OPT_SECCOMP_PROFILE:
+	case OPT_SPAWN:
+		return parse_syscalls(c, arg, o, msg, size);
+	case OPT_SETENV:
+	case OPT_KEEP_ENV:
+	case OPT_KEEP_FD:
+		return parse_inherit(c, arg, o, msg, size);
+	case OPT_TIMEOUT:
+	case OPT_KILL_AFTER:
+		return parse_wait(c, arg, o, msg, size);
 	case OPT_JSON_STATUS:
 		o->json_status = arg;
 		return 0;

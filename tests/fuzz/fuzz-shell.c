@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* launcher/risk/shell-parse.c and launcher/risk/risk.c: `corral check --shell` and `corral serve`'s
- * classification of command lines.
+/* launcher/risk/ (the shell parser, shell-parse.h; the classifier, risk.h): `corral check
+ * --shell` and `corral serve`'s classification of command lines.
  * Invariants: cr_sh_parse() accepts (0) or refuses (-EINVAL with a reason), and parses the same
  * text the same way twice; a parsed script's commands are ordered by unique id, each owner is an
  * earlier command, every word has text and only the documented flags. cr_risk_shell() and

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for launcher/risk/shell-parse.c and launcher/risk/risk.c: the parser against tricky input,
- * the classifier's tiers and reasons, limits, the JSON form and `corral check`. */
+/* Unit tests for launcher/risk/ (the shell parser, shell-parse.h; the classifier, risk.h): the
+ * parser against tricky input, the classifier's tiers and reasons, limits, the JSON form and
+ * `corral check`. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
