@@ -26,6 +26,16 @@
 #define LAUNCHER_LEAF "corral-launcher"
 #define CPU_PERIOD_US 100000
 
+/* Removing a run's cgroup waits for its processes to die, which the kernel does asynchronously
+ * after cgroup.kill or SIGKILL: rmdir is retried every DESTROY_DELAY_NS (1 ms, short next to a
+ * run's teardown, long enough not to spin), at most DESTROY_TRIES times (2 s in all: killed
+ * processes are gone well within it, and a launcher must not hang on a cgroup that never
+ * empties). Every DESTROY_REKILL_EVERY tries (100 ms) the kill is sent again, for processes that
+ * were forked while the previous one was delivered. */
+#define DESTROY_TRIES        2000
+#define DESTROY_DELAY_NS     1000000L
+#define DESTROY_REKILL_EVERY 100
+
 struct cg_dir {
 	int fd; /* the run's directory, or -EBADF */
 	char path[PATH_MAX];
@@ -166,17 +176,18 @@ static int destroy_dir(const char *path, bool v2)
 
 	if (fd < 0)
 		return errno == ENOENT ? 0 : negative_errno();
-	for (int i = 0; i < 2000; i++) {
+	for (int i = 0; i < DESTROY_TRIES; i++) {
 		if (rmdir(path) == 0 || errno == ENOENT)
 			return 0;
 		if (errno != EBUSY)
 			return negative_errno();
-		if (i % 100 == 0 && v2 && write_at(fd, "cgroup.kill", "1") == 0)
+		if (i % DESTROY_REKILL_EVERY == 0 && v2 && write_at(fd, "cgroup.kill", "1") == 0)
 			continue;
-		if (i % 100 == 0 && read_at(fd, "cgroup.procs", procs, sizeof(procs)) == 0)
+		if (i % DESTROY_REKILL_EVERY == 0 &&
+		    read_at(fd, "cgroup.procs", procs, sizeof(procs)) == 0)
 			for (char *p = procs; *p; p += strcspn(p, "\n"), p += strspn(p, "\n"))
 				(void)kill((pid_t)atoi(p), SIGKILL);
-		(void)nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+		(void)nanosleep(&(struct timespec){.tv_nsec = DESTROY_DELAY_NS}, NULL);
 	}
 	return -EBUSY;
 }
