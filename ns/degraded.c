@@ -33,6 +33,9 @@
  * is left over is seen again the next round). */
 #define KILL_ROUNDS 1000
 #define KILL_BATCH  512
+/* How many directory levels below degraded mode's private directory rm_rf_at() descends: each
+ * level holds a descriptor and a DIR open; what lies deeper is left, and reported. */
+#define RM_DEPTH_MAX 64
 
 struct cr_degraded {
 	struct cr_policy policy; /* the run's, shallow, but for env: what the command gets */
@@ -90,7 +93,7 @@ static void rm_rf_at(int parent, const char *name, unsigned depth)
 	DIR *d;
 	int fd;
 
-	if (unlinkat(parent, name, 0) == 0 || errno != EISDIR || depth > 64)
+	if (unlinkat(parent, name, 0) == 0 || errno != EISDIR || depth > RM_DEPTH_MAX)
 		goto out_rmdir;
 	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
