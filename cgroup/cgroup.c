@@ -24,7 +24,10 @@
 #include "launcher/base/macro.h"
 
 #define LAUNCHER_LEAF "corral-launcher"
-#define CPU_PERIOD_US 100000
+/* --cpu is in thousandths of a CPU: a quota of CPU_QUOTA_PER_MILLI µs per CPU_PERIOD_US period
+ * for each. 100 ms is the kernel's default period (cpu.max "max 100000"). */
+#define CPU_PERIOD_US       100000
+#define CPU_QUOTA_PER_MILLI (CPU_PERIOD_US / 1000)
 
 /* Removing a run's cgroup waits for its processes to die, which the kernel does asynchronously
  * after cgroup.kill or SIGKILL: rmdir is retried every DESTROY_DELAY_NS (1 ms, short next to a
@@ -364,7 +367,8 @@ static int v2_write(int fd, enum cr_limit l, uint64_t v, uint64_t mem)
 	case CR_LIMIT_PIDS:
 		return write_at(fd, "pids.max", "%llu", (unsigned long long)v);
 	case CR_LIMIT_CPU:
-		return write_at(fd, "cpu.max", "%llu %u", (unsigned long long)v * 100, CPU_PERIOD_US);
+		return write_at(fd, "cpu.max", "%llu %u",
+				(unsigned long long)v * CPU_QUOTA_PER_MILLI, CPU_PERIOD_US);
 	case CR_LIMIT_CPU_TIME:
 	case CR_LIMIT_FILE_SIZE:
 	case CR_LIMIT_OPEN_FILES:
@@ -392,7 +396,9 @@ static int v1_write(int fd, enum cr_limit l, uint64_t v, uint64_t mem)
 		return write_at(fd, "pids.max", "%llu", (unsigned long long)v);
 	case CR_LIMIT_CPU:
 		r = write_at(fd, "cpu.cfs_period_us", "%u", CPU_PERIOD_US);
-		return r < 0 ? r : write_at(fd, "cpu.cfs_quota_us", "%llu", (unsigned long long)v * 100);
+		return r < 0 ? r
+			     : write_at(fd, "cpu.cfs_quota_us", "%llu",
+					(unsigned long long)v * CPU_QUOTA_PER_MILLI);
 	case CR_LIMIT_CPU_TIME:
 	case CR_LIMIT_FILE_SIZE:
 	case CR_LIMIT_OPEN_FILES:
