@@ -516,7 +516,8 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* How long to wait in poll(): a worker to retry (CR_WARM_RETRY_MS), a refill that is due, or nothing. */
+/* How long to wait in poll(): a worker to retry (CR_WARM_RETRY_MS), a refill that is due, or
+ * nothing. */
 static int zygote_timeout(unsigned want, unsigned deferred, int64_t due)
 {
 	int64_t left = due - now_ms();
