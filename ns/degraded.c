@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgroup/cgroup.h"
+#include "cgroup/rlimit.h"
 #include "degraded.h"
 #include "launcher/policy/env.h"
 #include "landlock-plan.h"

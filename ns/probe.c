@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgroup/cgroup.h"
+#include "cgroup/probe.h"
 #include "landlock/landlock.h"
 #include "launcher/base/macro.h"
 #include "ns.h"
