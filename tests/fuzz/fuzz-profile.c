@@ -14,6 +14,7 @@
 #include "fuzz-util.h"
 #include "launcher/policy/capability.h"
 #include "launcher/base/path-util.h"
+#include "launcher/policy/profile-resolve.h"
 #include "launcher/policy/profile.h"
 #include "launcher/base/macro.h"
 
