@@ -65,6 +65,7 @@
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/path-util.h"
+#include "host-pattern.h"
 #include "profile-internal.h"
 #include "profile.h"
 #include "launcher/risk/shell-parse.h"
