@@ -31,6 +31,7 @@
 #include "launcher/base/macro.h"
 #include "proxy-internal.h"
 #include "proxy-parse.h"
+#include "proxy-forwarder.h"
 #include "proxy.h"
 
 #define HEAD_MAX	   CR_HTTP_HEAD_MAX
