@@ -19,7 +19,7 @@
 #include "launcher/base/exit-codes.h"
 #include "linux-internal.h"
 #include "launcher/base/macro.h"
-#include "ns/net/proxy-forwarder.h"
+#include "ns/net/proxy.h"
 #include "seccomp/seccomp.h"
 #include "zygote.h"
 

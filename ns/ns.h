@@ -9,7 +9,6 @@
 struct json_object;
 struct cr_landlock_plan;
 struct cr_degraded;
-struct cr_proxy;
 
 /* The namespaces corral creates for @net: all seven, less "net" when sharing the host's. */
 unsigned long cr_ns_clone_flags(enum cr_net_mode net);
@@ -39,5 +38,3 @@ const struct cr_degraded *cr_ns_run_degraded(const struct cr_run *run);
 const struct cr_limits_report *cr_ns_run_limits(const struct cr_run *run);
 /* The run's syscall filter; NULL before prepare made it. */
 const struct cr_seccomp *cr_ns_run_seccomp(const struct cr_run *run);
-/* The run's proxy, NULL unless its network mode is allow_hosts (ns/net/proxy.h). */
-const struct cr_proxy *cr_ns_run_proxy(const struct cr_run *run);

@@ -18,7 +18,7 @@
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "ns/net/net.h"
-#include "ns/net/proxy-forwarder.h"
+#include "ns/net/proxy.h"
 #include "zygote.h"
 
 /* Where the new root is assembled. It is mounted over in the child's own mount namespace only, and

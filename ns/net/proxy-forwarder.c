@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "launcher/base/macro.h"
-#include "proxy-forwarder.h"
 #include "proxy-internal.h"
+#include "proxy.h"
 #include "seccomp/seccomp.h"
 
 /* Connections the kernel queues on the forwarder's port before it accepts them: SOMAXCONN's

@@ -31,7 +31,6 @@
 #include "launcher/base/macro.h"
 #include "proxy-internal.h"
 #include "proxy-parse.h"
-#include "proxy-forwarder.h"
 #include "proxy.h"
 
 #define HEAD_MAX	   CR_HTTP_HEAD_MAX

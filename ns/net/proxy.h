@@ -7,7 +7,7 @@
  * http:// requests, to the hosts of cr_policy.allow_hosts only. A host name never leads to an
  * address that is not globally reachable (ns/net/addr-class.h: the IANA special-purpose registries)
  * or that belongs to one of corral's host's own interfaces, unless that IPv4 address is itself
- * listed. The parsers are in ns/net/proxy-parse.h; the forwarder in ns/net/proxy-forwarder.h. */
+ * listed. The parsers are in ns/net/proxy-parse.h; the forwarder in ns/net/proxy-forwarder.c. */
 #pragma once
 
 #include <sys/types.h>
@@ -15,7 +15,11 @@
 #include "launcher/policy/policy.h"
 
 struct cr_proxy;
+struct cr_run;
 struct json_object;
+
+#define CR_PROXY_PORT	 3128
+#define CR_PROXY_ADDRESS "127.0.0.1:3128"
 
 /* In the parent, when the run is prepared (only with CR_NET_HOSTS): the socketpair, and a copy
  * of @p whose environment points http_proxy, https_proxy, all_proxy (and their upper-case forms)
@@ -44,3 +48,15 @@ static inline void cr_proxy_freep(struct cr_proxy **px)
 {
 	*px = cr_proxy_free(*px);
 }
+
+/* In the sandbox's pid 1, once loopback is up (before Landlock, which may restrict bind): a TCP
+ * listener on 127.0.0.1:3128. The descriptor, or -errno. */
+int cr_proxy_listen(void);
+struct cr_seccomp;
+/* In the sandbox's pid 1, after its last setup stage: fork the forwarder, which keeps only
+ * @listen_fd and @sock_fd, ignores every signal it can, installs @filter (the command's), and
+ * loops on accept() -> sendmsg() -> close(). The forwarder's pid, or -errno. */
+pid_t cr_proxy_fork_forwarder(int listen_fd, int sock_fd, const struct cr_seccomp *filter);
+
+/* The run's proxy, NULL unless its network mode is allow_hosts (ns/driver.c). */
+const struct cr_proxy *cr_ns_run_proxy(const struct cr_run *run);
