@@ -8,7 +8,6 @@
  * which runs in the child; nothing prints. */
 #include <dirent.h>
 #include <fcntl.h>
-#include <json-c/json.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,10 +20,24 @@
 
 #include "cgroup-internal.h"
 #include "cgroup.h"
+#include "probe.h"
 #include "launcher/base/macro.h"
 
 #define LAUNCHER_LEAF "corral-launcher"
-#define CPU_PERIOD_US 100000
+/* --cpu is in thousandths of a CPU: a quota of CPU_QUOTA_PER_MILLI µs per CPU_PERIOD_US period
+ * for each. 100 ms is the kernel's default period (cpu.max "max 100000"). */
+#define CPU_PERIOD_US       100000
+#define CPU_QUOTA_PER_MILLI (CPU_PERIOD_US / 1000)
+
+/* Removing a run's cgroup waits for its processes to die, which the kernel does asynchronously
+ * after cgroup.kill or SIGKILL: rmdir is retried every DESTROY_DELAY_NS (1 ms, short next to a
+ * run's teardown, long enough not to spin), at most DESTROY_TRIES times (2 s in all: killed
+ * processes are gone well within it, and a launcher must not hang on a cgroup that never
+ * empties). Every DESTROY_REKILL_EVERY tries (100 ms) the kill is sent again, for processes that
+ * were forked while the previous one was delivered. */
+#define DESTROY_TRIES        2000
+#define DESTROY_DELAY_NS     1000000L
+#define DESTROY_REKILL_EVERY 100
 
 struct cg_dir {
 	int fd; /* the run's directory, or -EBADF */
@@ -166,17 +179,18 @@ static int destroy_dir(const char *path, bool v2)
 
 	if (fd < 0)
 		return errno == ENOENT ? 0 : negative_errno();
-	for (int i = 0; i < 2000; i++) {
+	for (int i = 0; i < DESTROY_TRIES; i++) {
 		if (rmdir(path) == 0 || errno == ENOENT)
 			return 0;
 		if (errno != EBUSY)
 			return negative_errno();
-		if (i % 100 == 0 && v2 && write_at(fd, "cgroup.kill", "1") == 0)
+		if (i % DESTROY_REKILL_EVERY == 0 && v2 && write_at(fd, "cgroup.kill", "1") == 0)
 			continue;
-		if (i % 100 == 0 && read_at(fd, "cgroup.procs", procs, sizeof(procs)) == 0)
+		if (i % DESTROY_REKILL_EVERY == 0 &&
+		    read_at(fd, "cgroup.procs", procs, sizeof(procs)) == 0)
 			for (char *p = procs; *p; p += strcspn(p, "\n"), p += strspn(p, "\n"))
 				(void)kill((pid_t)atoi(p), SIGKILL);
-		(void)nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+		(void)nanosleep(&(struct timespec){.tv_nsec = DESTROY_DELAY_NS}, NULL);
 	}
 	return -EBUSY;
 }
@@ -353,7 +367,8 @@ static int v2_write(int fd, enum cr_limit l, uint64_t v, uint64_t mem)
 	case CR_LIMIT_PIDS:
 		return write_at(fd, "pids.max", "%llu", (unsigned long long)v);
 	case CR_LIMIT_CPU:
-		return write_at(fd, "cpu.max", "%llu %u", (unsigned long long)v * 100, CPU_PERIOD_US);
+		return write_at(fd, "cpu.max", "%llu %u",
+				(unsigned long long)v * CPU_QUOTA_PER_MILLI, CPU_PERIOD_US);
 	case CR_LIMIT_CPU_TIME:
 	case CR_LIMIT_FILE_SIZE:
 	case CR_LIMIT_OPEN_FILES:
@@ -381,7 +396,9 @@ static int v1_write(int fd, enum cr_limit l, uint64_t v, uint64_t mem)
 		return write_at(fd, "pids.max", "%llu", (unsigned long long)v);
 	case CR_LIMIT_CPU:
 		r = write_at(fd, "cpu.cfs_period_us", "%u", CPU_PERIOD_US);
-		return r < 0 ? r : write_at(fd, "cpu.cfs_quota_us", "%llu", (unsigned long long)v * 100);
+		return r < 0 ? r
+			     : write_at(fd, "cpu.cfs_quota_us", "%llu",
+					(unsigned long long)v * CPU_QUOTA_PER_MILLI);
 	case CR_LIMIT_CPU_TIME:
 	case CR_LIMIT_FILE_SIZE:
 	case CR_LIMIT_OPEN_FILES:
@@ -785,50 +802,4 @@ void cr_cgroup_probe_modes(enum cr_limit_mode modes[_CR_LIMIT_MAX], char *detail
 		if (h->v1_mount[c][0] && len < size)
 			len += (size_t)snprintf(detail + len, size - len, "; cgroup v1 %s at %s%s",
 						cr_cgroup_ctl_name(c), h->v1_mount[c], h->v1_path[c]);
-}
-
-/* --- the JSON status ---------------------------------------------------------------------- */
-
-static json_object *limit_json(const struct cr_limits_report *rep, enum cr_limit l)
-{
-	json_object *o = json_object_new_object(), *v;
-	uint64_t value = rep ? rep->value[l] : CR_LIMIT_UNSET;
-	enum cr_limit_mode mode = rep ? rep->mode[l] : CR_LIMIT_MODE_NONE;
-	bool zero_swap = l == CR_LIMIT_MEMORY_SWAP && value == 0 && mode != CR_LIMIT_MODE_NONE;
-
-	if (!o)
-		return NULL;
-	if (value == CR_LIMIT_INFINITY)
-		v = json_object_new_string("max");
-	else if (value == CR_LIMIT_UNSET && !zero_swap)
-		v = NULL;
-	else if (l == CR_LIMIT_CPU)
-		v = json_object_new_double((double)value / 1000);
-	else
-		v = json_object_new_int64(value > INT64_MAX ? INT64_MAX : (int64_t)value);
-	if (json_object_object_add(o, "value", v) < 0 ||
-	    json_object_object_add(o, "mode",
-				   json_object_new_string(cr_limit_mode_to_string(mode))) < 0 ||
-	    (rep && rep->why[l][0] &&
-	     json_object_object_add(o, "reason", json_object_new_string(rep->why[l])) < 0)) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
-}
-
-json_object *cr_limits_report_json(const struct cr_limits_report *rep)
-{
-	json_object *o = json_object_new_object();
-
-	for (int l = 0; o && l < _CR_LIMIT_MAX; l++) {
-		json_object *j = limit_json(rep, l);
-
-		if (!j || json_object_object_add(o, cr_limit_to_string(l), j) < 0) {
-			json_object_put(j);
-			json_object_put(o);
-			return NULL;
-		}
-	}
-	return o;
 }

@@ -7,7 +7,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include "cgroup.h"
+#include "probe.h"
 #include "launcher/base/macro.h"
 
 const char *cr_cgroup_layout_to_string(enum cr_cgroup_layout layout)

@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <sys/resource.h>
 
-#include "cgroup.h"
+#include "rlimit.h"
 #include "launcher/base/macro.h"
 
 static int set_one(int resource, rlim_t v)

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "launcher/driver.h"
+#include "launcher/base/exit-codes.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/policy/policy.h"
@@ -210,7 +211,7 @@ static _Noreturn void child(const struct cr_run *run, char **argv)
 	if (p->redirect_stdio)
 		for (int i = 0; i < 3; i++)
 			if (p->stdio[i] != i && dup2(p->stdio[i], i) < 0)
-				_exit(125);
+				_exit(CR_EXIT_SETUP);
 	set_limit(RLIMIT_CPU, p->limits.value[CR_LIMIT_CPU_TIME]);
 	set_limit(RLIMIT_FSIZE, p->limits.value[CR_LIMIT_FILE_SIZE]);
 	set_limit(RLIMIT_NOFILE, p->limits.value[CR_LIMIT_OPEN_FILES]);
@@ -218,9 +219,9 @@ static _Noreturn void child(const struct cr_run *run, char **argv)
 		if (!kept(p, (int)fd))
 			(void)close((int)fd);
 	if (chdir(p->cwd) < 0)
-		_exit(125);
+		_exit(CR_EXIT_SETUP);
 	execve(SANDBOX_EXEC, argv, run->env);
-	_exit(errno == ENOENT ? 127 : 126);
+	_exit(errno == ENOENT ? CR_EXIT_NOTFOUND : CR_EXIT_NOEXEC);
 }
 
 static int macos_spawn(struct cr_run *run)

@@ -160,7 +160,7 @@ _Noreturn void cr_command_main(struct cr_child_ctx *ctx)
 	}
 	msg.err = -r;
 	send_msg(ctx->msg_fd, &msg);
-	_exit(r == -ENOENT && msg.stage == CR_STAGE_EXEC ? 127 : 126);
+	_exit(r == -ENOENT && msg.stage == CR_STAGE_EXEC ? CR_EXIT_NOTFOUND : CR_EXIT_NOEXEC);
 }
 
 static void forward_signal(int sig)

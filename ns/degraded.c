@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgroup/cgroup.h"
+#include "cgroup/rlimit.h"
 #include "degraded.h"
 #include "launcher/policy/env.h"
 #include "landlock-plan.h"
@@ -25,6 +25,17 @@
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/path-util.h"
+
+/* cr_degraded_kill() with @all kills the children corral has, reaps them, and goes again for the
+ * orphans they leave to corral (a subreaper): at most KILL_ROUNDS rounds, each a generation of
+ * descendants, so that a command forking as fast as it is killed cannot hold corral forever
+ * (real process trees are a few generations deep), and at most KILL_BATCH children a round (what
+ * is left over is seen again the next round). */
+#define KILL_ROUNDS 1000
+#define KILL_BATCH  512
+/* How many directory levels below degraded mode's private directory rm_rf_at() descends: each
+ * level holds a descriptor and a DIR open; what lies deeper is left, and reported. */
+#define RM_DEPTH_MAX 64
 
 struct cr_degraded {
 	struct cr_policy policy; /* the run's, shallow, but for env: what the command gets */
@@ -82,7 +93,7 @@ static void rm_rf_at(int parent, const char *name, unsigned depth)
 	DIR *d;
 	int fd;
 
-	if (unlinkat(parent, name, 0) == 0 || errno != EISDIR || depth > 64)
+	if (unlinkat(parent, name, 0) == 0 || errno != EISDIR || depth > RM_DEPTH_MAX)
 		goto out_rmdir;
 	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -386,8 +397,8 @@ void cr_degraded_kill(const struct cr_degraded *d, pid_t pid, int sig, bool all)
 	if (pid > 0)
 		(void)kill(-pid, sig);
 	/* Each round kills what is there and reaps it; their children come to corral next. */
-	for (int round = 0; all && round < 1000; round++) {
-		pid_t kids[512];
+	for (int round = 0; all && round < KILL_ROUNDS; round++) {
+		pid_t kids[KILL_BATCH];
 		size_t n = children(kids, ELEMENTSOF(kids)), others = 0;
 
 		for (size_t i = 0; i < n; i++)

@@ -3,7 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "landlock/landlock-internal.h"
+#include "landlock/landlock-rights.h"
+#include "landlock/landlock.h"
 #include "launcher/base/log.h"
 #include "ns/mount-plan.h"
 #include "launcher/base/path-util.h"
@@ -14,7 +15,7 @@ static bool is_dev(const char *path)
 	return cr_path_is_within(path, "/dev");
 }
 
-/* The test hook (landlock-internal.h): never silent, so a test log shows it was used. */
+/* The test hook (landlock-rights.h): never silent, so a test log shows it was used. */
 static bool omitted(const char *path)
 {
 	const char *omit = cr_landlock_test_omit ? cr_landlock_test_omit() : NULL;

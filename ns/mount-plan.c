@@ -320,6 +320,11 @@ void cr_mount_plan_done(struct cr_mount_plan *plan)
 }
 
 #define TMPFS_PAGE 4096ull
+/* A sized tmpfs gets one inode per TMPFS_BYTES_PER_INODE (8 KiB) of its size, the ratio tmpfs's
+ * own default has to the RAM (as many inodes as half the RAM's pages), and at least
+ * TMPFS_MIN_INODES, so that a small one still holds a fair number of files. */
+#define TMPFS_BYTES_PER_INODE 8192
+#define TMPFS_MIN_INODES      1024
 
 const char *cr_tmpfs_basis_to_string(enum cr_tmpfs_basis basis)
 {
@@ -361,7 +366,9 @@ enum cr_tmpfs_basis cr_mount_plan_size_tmpfs(struct cr_mount_plan *plan, uint64_
 			size /= tmpfs_divisor(op);
 		size &= ~(TMPFS_PAGE - 1);
 		op->size = size ? size : TMPFS_PAGE; /* size=0 would mean no limit at all */
-		op->nr_inodes = op->size / 8192 > 1024 ? op->size / 8192 : 1024;
+		op->nr_inodes = op->size / TMPFS_BYTES_PER_INODE > TMPFS_MIN_INODES
+					? op->size / TMPFS_BYTES_PER_INODE
+					: TMPFS_MIN_INODES;
 	}
 	return basis;
 }

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgroup/cgroup.h"
+#include "cgroup/probe.h"
 #include "landlock/landlock.h"
 #include "launcher/base/macro.h"
 #include "ns.h"
@@ -51,6 +51,10 @@ static int read_int(const char *path)
 	return n > 0 ? atoi(buf) : -1;
 }
 
+/* try_namespaces()'s child exits with this when it cannot make its mounts private: above every
+ * status the /proc step exits with (an errno, masked to 7 bits), so the two cannot be confused. */
+#define PRIVATE_FAILED 200
+
 /* Try what `corral run` does first: all the namespaces in one clone, then a fresh /proc. Returns
  * 0, or the positive errno of the step that failed, with @ret_step naming it. */
 static int try_namespaces(const char **ret_step)
@@ -66,7 +70,7 @@ static int try_namespaces(const char **ret_step)
 	}
 	if (pid == 0) {
 		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-			_exit(200);
+			_exit(PRIVATE_FAILED);
 		if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 			_exit(errno & 0x7f);
 		_exit(0);
@@ -76,7 +80,7 @@ static int try_namespaces(const char **ret_step)
 		return ECHILD;
 	}
 	*ret_step = "proc";
-	return WEXITSTATUS(status) == 200 ? EPERM : WEXITSTATUS(status);
+	return WEXITSTATUS(status) == PRIVATE_FAILED ? EPERM : WEXITSTATUS(status);
 }
 
 static void check_userns(struct cr_probe *p)

@@ -5,7 +5,7 @@
 #include <sched.h>
 #include <string.h>
 
-#include "cgroup/cgroup.h"
+#include "cgroup/report.h"
 #include "degraded.h"
 #include "landlock/landlock.h"
 #include "launcher/base/macro.h"

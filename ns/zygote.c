@@ -70,6 +70,9 @@
 
 /* The longest a refill waits for a command to end (cr_zygote_main()). */
 #define CR_WARM_REFILL_DELAY_MS 10
+/* How soon a worker that could not be made (the pids limit, memory) is tried again when no process
+ * ends first: soon enough to refill the pool while commands run, seldom enough not to spin. */
+#define CR_WARM_RETRY_MS 100
 
 /* --- in the sandbox ------------------------------------------------------------------------ */
 
@@ -494,13 +497,14 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* How long to wait in poll(): a worker to retry (100 ms), a refill that is due, or nothing. */
+/* How long to wait in poll(): a worker to retry (CR_WARM_RETRY_MS), a refill that is due, or
+ * nothing. */
 static int zygote_timeout(unsigned want, unsigned deferred, int64_t due)
 {
 	int64_t left = due - now_ms();
 
 	if (want > 0)
-		return 100;
+		return CR_WARM_RETRY_MS;
 	if (deferred == 0)
 		return -1;
 	return left < 0 ? 0 : (int)left;
@@ -531,7 +535,7 @@ _Noreturn void cr_zygote_main(struct cr_child_ctx *ctx)
 		bool reaped = false;
 
 		/* A worker that cannot be made now (the pids limit, memory) is tried again when a
-		 * process ends, or in 100 ms. */
+		 * process ends, or in CR_WARM_RETRY_MS. */
 		while (want > 0 && start_worker(ctx, ctx->warm_fd) == 0)
 			want--;
 		if (poll(p, 2, zygote_timeout(want, deferred, due)) < 0 && errno != EINTR)

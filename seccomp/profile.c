@@ -92,6 +92,10 @@ static char *reader(char *buf, int size, void *userdata)
 	return buf;
 }
 
+/* The largest errno an errno:N action takes: the kernel's MAX_ERRNO, to which SECCOMP_RET_ERRNO
+ * clamps anything larger (a syscall returns -1 to -4095 as an error). */
+#define ERRNO_MAX 4095
+
 static const char *const actions_help = "allow, deny, errno:NAME, errno:N, kill or log";
 
 static int parse_errno(const char *s)
@@ -102,9 +106,9 @@ static int parse_errno(const char *s)
 	if (*s >= '0' && *s <= '9') {
 		errno = 0;
 		v = strtol(s, &end, 10);
-		return errno || *end || v < 1 || v > 4095 ? -EINVAL : (int)v;
+		return errno || *end || v < 1 || v > ERRNO_MAX ? -EINVAL : (int)v;
 	}
-	for (int e = 1; e < 4096; e++) {
+	for (int e = 1; e <= ERRNO_MAX; e++) {
 		const char *name = strerrorname_np(e);
 
 		if (name && strcmp(name, s) == 0)

@@ -58,19 +58,6 @@ struct cr_capability {
 const char *cr_net_cap_to_string(enum cr_net_cap n);
 enum cr_net_cap cr_net_cap_from_string(const char *s);
 
-/* Is @s a host pattern: a DNS name ("github.com"), "*." and a DNS name ("*.github.com": any name
- * below it, not the name itself), or a dotted IPv4 address of four numbers; ASCII letters (case
- * does not matter), digits, '-' and '.', labels of 1-63 characters not starting or ending with
- * '-', at most 253 in all, and a last label that is not all digits unless the whole is an IPv4
- * address (so "127.1" is refused rather than read as an address); then optionally ":PORT", 1 to
- * 65535 in decimal without leading zeros ("github.com:443": that port only). 0 or -EINVAL. */
-int cr_host_pattern_check(const char *s);
-/* Does @pattern cover @host? @host may itself be a "*." pattern (a request for every name below
- * a domain), covered only by an equal or wider "*." pattern. A pattern without a port covers
- * every port of its names, and a host without one (a request for every port) is covered only
- * by such a pattern. Case-insensitive. */
-bool cr_host_matches(const char *pattern, const char *host);
-
 /* Append a copy of @path to the capability's read (or write) list, unless an entry already
  * covers it. @path must be canonical. 0 or -ENOMEM. */
 int cr_capability_add_path(struct cr_capability *c, bool write, const char *path);
@@ -95,8 +82,6 @@ int cr_capability_join(const struct cr_capability *a, const struct cr_capability
 int cr_capability_excess(const struct cr_capability *req, const struct cr_capability *base,
 			 struct cr_capability *ret);
 
-/* Deep copy. 0 or -ENOMEM. */
-int cr_capability_copy(const struct cr_capability *c, struct cr_capability *ret);
 
 /* JSON form, e.g. {"fs_read":[...],"fs_write":[...],"network":"allow_hosts",
  * "allow_hosts":[...],"spawn":true,"limits":{"memory":1073741824,"pids":"max"},

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capability.h"
+#include "host-pattern.h"
 #include "cli.h"
 #include "launcher/base/parse-util.h"
 #include "launcher/base/log.h"

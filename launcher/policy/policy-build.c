@@ -18,6 +18,7 @@
 #include "launcher/base/path-util.h"
 #include "policy-build.h"
 #include "policy.h"
+#include "profile-resolve.h"
 #include "profile.h"
 #include "wsl/wsl.h"
 

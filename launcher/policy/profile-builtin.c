@@ -4,7 +4,7 @@
  * profile of their own from it. Every built-in keeps seccomp on and never shows the host root. */
 #include <string.h>
 
-#include "profile.h"
+#include "profile-builtin.h"
 
 /* Package and build caches, shown writable when they exist: a build reuses what it downloaded
  * or compiled before instead of failing (no network) or starting over. */

@@ -9,7 +9,7 @@
 
 #include "launcher/base/macro.h"
 #include "launcher/base/path-util.h"
-#include "profile.h"
+#include "profile-resolve.h"
 
 #define WORKSPACE_VAR "${WORKSPACE}"
 

@@ -54,7 +54,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <ini.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,10 +62,11 @@
 
 #include "request.h"
 #include "launcher/base/parse-util.h"
-#include "env.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/path-util.h"
+#include "host-pattern.h"
+#include "profile-internal.h"
 #include "profile.h"
 #include "launcher/risk/shell-parse.h"
 
@@ -707,64 +707,6 @@ void cr_profile_done(struct cr_profile *p)
 	strv_freep(&p->allow_commands);
 	strv_freep(&p->allow_prefixes);
 	*p = (struct cr_profile){};
-}
-
-bool cr_profile_name_is_valid(const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-
-	return n >= 1 && n <= CR_PROFILE_NAME_MAX &&
-	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == n;
-}
-
-/* $HOME if absolute, else the password database's entry if absolute, else none. */
-static int find_home(char *const *env, char **ret)
-{
-	const char *home = cr_env_get(env, "HOME");
-	struct passwd *pw;
-
-	if (!home || cr_path_check(home, true) < 0) {
-		pw = getpwuid(getuid());
-		home = pw && pw->pw_dir && cr_path_check(pw->pw_dir, true) == 0 ? pw->pw_dir : NULL;
-	}
-	*ret = NULL;
-	if (home && !(*ret = strdup(home)))
-		return -ENOMEM;
-	return 0;
-}
-
-int cr_profile_dirs_from_env(char *const *env, struct cr_profile_dirs *ret)
-{
-	const char *xdg = cr_env_get(env, "XDG_CONFIG_HOME");
-	char *home = NULL, *user = NULL, *sys;
-	int r;
-
-	r = find_home(env, &home);
-	if (r < 0)
-		return r;
-	if (xdg && xdg[0] == '/')
-		r = asprintf(&user, "%s/corral/profiles", xdg);
-	else if (home)
-		r = asprintf(&user, "%s/.config/corral/profiles", home);
-	if (r < 0)
-		user = NULL; /* asprintf() leaves it undefined */
-	sys = strdup(CR_SYSCONF_PROFILES);
-	if (r < 0 || !sys) {
-		free(home);
-		free(user);
-		free(sys);
-		return -ENOMEM;
-	}
-	*ret = (struct cr_profile_dirs){ .home = home, .user_dir = user, .system_dir = sys };
-	return 0;
-}
-
-void cr_profile_dirs_done(struct cr_profile_dirs *d)
-{
-	free((char *)d->home);
-	free((char *)d->user_dir);
-	free((char *)d->system_dir);
-	*d = (struct cr_profile_dirs){};
 }
 
 int cr_profile_load(const char *name_or_path, const struct cr_profile_dirs *dirs,

@@ -26,6 +26,8 @@
 
 extern char **environ;
 
+/* The argument vector a cold exec is parsed from: the `corral run` options request_args() writes
+ * for a session (a few dozen) and the exec's command, with room for the terminating NULL. */
 #define MAX_ARGS 256
 
 /* What the helper writes back. */

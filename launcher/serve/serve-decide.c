@@ -18,6 +18,8 @@
 #include "serve-internal.h"
 #include "launcher/session/session-internal.h"
 
+/* approvals.jsonl is read whole at start-up: an approval is a line of a few hundred bytes, so
+ * 16 MiB holds tens of thousands of them and refuses a file that grew beyond any real use. */
 #define APPROVALS_MAX (16 * 1024 * 1024)
 
 static const char *const rule_names[] = {

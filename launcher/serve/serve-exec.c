@@ -19,6 +19,8 @@
 #include "serve-internal.h"
 #include "launcher/status.h"
 
+/* One read() of a command's output: 64 KiB is a pipe's default capacity, so one read usually
+ * empties the pipe. */
 #define READ_CHUNK (64 * 1024)
 
 static void exec_done(struct serve *sv, struct serve_exec *x);

@@ -24,6 +24,8 @@ struct json_object;
 #define CR_SERVE_DEFAULT_OUTPUT  (1024 * 1024) /* max_output_bytes, stdout + stderr */
 #define CR_SERVE_MAX_OUTPUT      (64ull * 1024 * 1024)
 #define CR_SERVE_DEFAULT_POOL    2
+#define CR_SERVE_MAX_POOL        16   /* --pool: the warm sandbox's bound (CR_WARM_MAX_POOL) */
+#define CR_SERVE_MIN_MESSAGE     64   /* --max-message: below it no request fits */
 #define CR_SERVE_KILL_GRACE_MS   1000 /* SIGTERM at the timeout, SIGKILL this much later */
 #define CR_SERVE_EOF_GRACE_MS    500  /* after the end, how long output may still arrive */
 #define CR_SERVE_MAX_ENV         4096 /* entries of "env" */

@@ -16,6 +16,8 @@
 #include "serve-internal.h"
 #include "launcher/session/session-internal.h"
 
+/* How deeply a request line may nest: the protocol's objects are a few levels deep; 32 is
+ * json-c's own default, spelled out so a hostile line cannot make the parser go deeper. */
 #define MAX_DEPTH 32
 
 static const char *const type_names[_CR_SERVE_TYPE_MAX] = {

@@ -32,7 +32,19 @@
 
 extern char **environ;
 
+/* A client's input buffer grows by this much, and one read() takes at most this much: 64 KiB is
+ * a pipe's default capacity, so one read usually drains what a client wrote. */
 #define READ_CHUNK (64 * 1024)
+
+/* Connections the kernel queues on --socket before the server accepts them: the server accepts
+ * on every loop pass, so this only has to absorb a burst of clients connecting at once. */
+#define LISTEN_BACKLOG 64
+/* At most one "refused a client" line per this many milliseconds on stderr (log_refusal()). */
+#define REFUSAL_LOG_INTERVAL_MS 1000
+/* At the end, what is queued for the clients gets this long in all (a client that does not read
+ * must not keep a stopping server alive), polled in steps of FLUSH_POLL_MS so the total is kept. */
+#define FLUSH_BUDGET_MS 1000
+#define FLUSH_POLL_MS   100
 
 static const char usage[] =
 	"Usage: corral serve --stdio | --socket PATH [OPTIONS]\n"
@@ -98,15 +110,17 @@ static int parse_options(int argc, char **argv, struct serve_opts *o)
 			o->socket = optarg;
 			break;
 		case 'p':
-			if (cr_parse_uint(optarg, 1, 16, &n) < 0)
-				return cr_log_errno(-EINVAL, "serve: --pool takes 1 to 16");
+			if (cr_parse_uint(optarg, 1, CR_SERVE_MAX_POOL, &n) < 0)
+				return cr_log_errno(-EINVAL, "serve: --pool takes 1 to %d",
+						    CR_SERVE_MAX_POOL);
 			o->pool = (unsigned)n;
 			break;
 		case 'm':
-			if (cr_parse_uint(optarg, 64, CR_SERVE_MAX_MESSAGE, &n) < 0)
+			if (cr_parse_uint(optarg, CR_SERVE_MIN_MESSAGE, CR_SERVE_MAX_MESSAGE,
+					  &n) < 0)
 				return cr_log_errno(-EINVAL,
-						    "serve: --max-message takes 64 to %d bytes",
-						    CR_SERVE_MAX_MESSAGE);
+						    "serve: --max-message takes %d to %d bytes",
+						    CR_SERVE_MIN_MESSAGE, CR_SERVE_MAX_MESSAGE);
 			o->max_message = (size_t)n;
 			break;
 		case 'a':
@@ -418,7 +432,7 @@ static int socket_listen(struct serve *sv)
 	(void)umask(old);
 	if (r < 0)
 		return cr_log_errno(r, "serve: cannot bind %s: %m", path);
-	if (chmod(path, 0600) < 0 || listen(fd, 64) < 0) {
+	if (chmod(path, 0600) < 0 || listen(fd, LISTEN_BACKLOG) < 0) {
 		r = negative_errno();
 		(void)unlink(path);
 		return cr_log_errno(r, "serve: cannot listen on %s: %m", path);
@@ -477,7 +491,7 @@ static void log_refusal(const char *why)
 	static unsigned suppressed;
 	double now = serve_now_ms();
 
-	if (now - last_ms < 1000) {
+	if (now - last_ms < REFUSAL_LOG_INTERVAL_MS) {
 		suppressed++;
 		return;
 	}
@@ -765,13 +779,13 @@ static bool serve_busy(const struct serve *sv)
 /* Flush what is queued for the clients, briefly: the server is stopping. */
 static void flush_clients(struct serve *sv)
 {
-	double end = serve_now_ms() + 1000;
+	double end = serve_now_ms() + FLUSH_BUDGET_MS;
 
 	for (struct serve_client *c = sv->clients; c; c = c->next) {
 		while (!c->dead && c->out_len > c->out_off && serve_now_ms() < end) {
 			struct pollfd p = {.fd = c->out_fd, .events = POLLOUT};
 
-			if (poll(&p, 1, 100) > 0)
+			if (poll(&p, 1, FLUSH_POLL_MS) > 0)
 				client_write(c);
 		}
 	}

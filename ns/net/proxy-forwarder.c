@@ -18,6 +18,13 @@
 #include "landlock/landlock.h"
 #include "seccomp/seccomp.h"
 
+/* Connections the kernel queues on the forwarder's port before it accepts them: SOMAXCONN's
+ * value before Linux 5.4, room for a burst of parallel downloads by the command. */
+#define LISTEN_BACKLOG 128
+/* After accept() failed for want of memory or descriptors, wait this long (10 ms) before the
+ * next try: the forwarder must not spin on a limit, and a descriptor freed is soon used. */
+#define ACCEPT_BACKOFF_NS 10000000L
+
 /* --- corral's end --------------------------------------------------------------------------- */
 
 static bool is_stream_socket(int fd)
@@ -78,7 +85,7 @@ int cr_proxy_listen(void)
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return negative_errno();
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 128) < 0)
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, LISTEN_BACKLOG) < 0)
 		return negative_errno();
 	return TAKE_FD(fd);
 }
@@ -158,7 +165,7 @@ static _Noreturn void forwarder_main(int listen_fd, int sock_fd,
 		int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC), r;
 
 		if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM))
-			(void)nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
+			(void)nanosleep(&(struct timespec){.tv_nsec = ACCEPT_BACKOFF_NS}, NULL);
 		else if (fd < 0 && !accept_retry(errno))
 			_exit(1);
 		if (fd < 0)

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "launcher/policy/capability.h"
+#include "launcher/policy/host-pattern.h"
 #include "launcher/base/macro.h"
 #include "proxy-parse.h"
 

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "addr-class.h"
-#include "launcher/policy/capability.h"
+#include "launcher/policy/host-pattern.h"
 #include "launcher/policy/env.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"

@@ -13,7 +13,9 @@
 #include "launcher/policy/limits.h"
 #include "fuzz-util.h"
 #include "launcher/policy/capability.h"
+#include "launcher/policy/host-pattern.h"
 #include "launcher/base/path-util.h"
+#include "launcher/policy/profile-resolve.h"
 #include "launcher/policy/profile.h"
 #include "launcher/base/macro.h"
 

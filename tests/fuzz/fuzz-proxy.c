@@ -14,7 +14,7 @@
 #include <errno.h>
 #include <strings.h>
 
-#include "launcher/policy/capability.h"
+#include "launcher/policy/host-pattern.h"
 #include "fuzz-util.h"
 #include "ns/net/addr-class.h"
 #include "ns/net/proxy-parse.h"

@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "fuzz-util.h"
+#include "launcher/policy/profile-builtin.h"
 #include "launcher/policy/profile.h"
 #include "launcher/risk/risk.h"
 #include "launcher/risk/shell-parse.h"

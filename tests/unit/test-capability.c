@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "launcher/policy/capability.h"
+#include "launcher/policy/host-pattern.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/path-util.h"
 

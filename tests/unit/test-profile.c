@@ -19,6 +19,10 @@
 
 #include <json-c/json.h>
 
+#include "launcher/policy/profile-builtin.h"
+#include "launcher/policy/profile-find.h"
+#include "launcher/policy/profile-internal.h"
+#include "launcher/policy/profile-resolve.h"
 #include "launcher/policy/profile.h"
 #include "launcher/cmd/profile-cmd.h"
 
