@@ -731,8 +731,9 @@ def vm_kib(pid, key):
 def scenario_backlog(corral, source="/dev/urandom", mib="10", count="24"):
     """A client that sends COUNT execs of MIB MiB of output each (binary from /dev/urandom:
     base64, 4/3 of it; NULs from /dev/zero: "\\u0000", 6 times) and reads nothing: the
-    server's memory stays bounded (peak RSS), another client's requests are answered within 1 s
-    meanwhile, and once the first client reads, it gets every byte of every answer."""
+    server's memory stays bounded (peak RSS), another client's requests are answered at once
+    meanwhile (median under 0.1 s; none slower than 5 s, which a loaded CI machine needs), and
+    once the first client reads, it gets every byte of every answer."""
     n, size = int(count), int(mib) << 20
     d = tempfile.mkdtemp(prefix="corral-backlog-")
     os.chmod(d, 0o755)
@@ -769,8 +770,10 @@ def scenario_backlog(corral, source="/dev/urandom", mib="10", count="24"):
         sys.stderr.write("# server RSS %d KiB before, peak %d KiB; the other client's answers "
                          "in s: %s\n" % (rss0, hwm, " ".join("%.3f" % x for x in times)))
         median = sorted(times)[len(times) // 2]
-        check("another client is answered within 1 s (median 0.1 s) while one reads nothing",
-              worst < 1.0 and median < 0.1, "slowest %.3f s, median %.3f s" % (worst, median))
+        # The median is what the stalled client must not move (unbounded, it was 0.15-0.2 s and
+        # one answer took over 10 s); a single slow answer on a loaded 2-core machine is not.
+        check("another client is answered at once (median under 0.1 s, none over 5 s) while "
+              "one reads nothing", worst < 5.0 and median < 0.1, "slowest %.3f s, median %.3f s" % (worst, median))
         check("the server's memory stays bounded (peak RSS up by less than 256 MiB)",
               hwm - rss0 < 256 * 1024, "%d KiB more" % (hwm - rss0))
         got = 0
