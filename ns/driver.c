@@ -224,7 +224,8 @@ static int prepare_seccomp(const struct cr_policy *p, struct cr_seccomp **ret,
 	char msg[512] = "";
 	int r;
 
-	r = cr_seccomp_prepare(p->seccomp, p->seccomp_profile, !p->no_spawn, ret, msg, sizeof(msg));
+	r = cr_seccomp_prepare(p->seccomp, p->seccomp_profile, !p->no_spawn, p->ptrace, ret, msg,
+			       sizeof(msg));
 	if (r < 0) {
 		set_error(err, CR_STAGE_SECCOMP, -r, "%s", msg[0] ? msg : strerror(-r));
 		return r;
