@@ -6,7 +6,9 @@
 # (PTRACE_ATTACH, PTRACE_SEIZE), process_vm_readv and /proc/PID/mem of the sandbox's pid 1, of the
 # proxy forwarder (--allow-host), of pid 1 with --map-root and of a served command's worker
 # (corral serve) all fail. The default profile still refuses ptrace with EPERM next to a positive
-# control, and asking for --ptrace=sandbox beyond a profile is denied unless granted. The JSON
+# control, and asking for --ptrace=sandbox beyond a profile is denied unless granted. In degraded
+# mode (no pid namespace) a process of the host with the sandbox's uid, and corral itself, stay out
+# of reach (Landlock's ptrace rule) next to the same positive control. The JSON
 # status reports enforced.seccomp.ptrace. As a user whose memory limit can only be RLIMIT_AS,
 # corral says that it breaks AddressSanitizer, and --memory max lifts it.
 # shellcheck disable=SC2016 # the sh -c scripts are single-quoted on purpose
@@ -34,6 +36,13 @@ chmod -R a+rX "$BIN"
 json() {
 	python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>&1
 }
+
+HOST_PIDS=()
+pt_cleanup() {
+	local p
+	for p in "${HOST_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+}
+CR_CLEANUP_HOOK="${CR_CLEANUP_HOOK:+$CR_CLEANUP_HOOK; }pt_cleanup"
 
 # The forwarder's pid, as the command finds it: the process named corral-proxy.
 FWD='f=$(grep -l "^corral-proxy$" /proc/[0-9]*/comm | cut -d/ -f3)'
@@ -115,6 +124,24 @@ frame1=$(grep -c '^#1 .* main () at .*crash.c:2' <<<"$OUT")"
 	res "$mode: --ptrace=sandbox --grant once: the own child can be traced, pid 1 cannot" \
 		"control=attach=0 seize=0 vmread=0 mem=0 read=secret" \
 		"pid1=attach=$EPERM seize=$EPERM vmread=$EPERM mem=$EACCES" RC=0
+
+	# --- degraded mode: no pid namespace, Landlock's ptrace rule -------------------------------
+	as_bg "$mode" sleep 60
+	victim=${HOST_PIDS[-1]}
+	OUT=$(cd "$ws" && as "$mode" timeout -k 5 30 "$PEER" deny-userns -- "$CORRAL" run --grant once \
+		--allow-degraded --ptrace=sandbox --workspace "$ws" --ro "$BIN" -- sh -c '
+		echo "control=$("$0" control)"; echo "host=$("$0" "$1")"; echo "corral=$("$0" "$PPID")"' \
+		"$BIN/ptracer" "$victim" 2>"$CR_TMP/stderr")
+	RC=$? ERR=$(<"$CR_TMP/stderr")
+	if [ "$RC" = 38 ] || grep -q "needs Landlock" <<<"$ERR"; then
+		skip "$mode: degraded mode with --ptrace=sandbox" "no degraded mode here (peer deny-userns or Landlock missing)"
+	else
+		res "$mode: degraded mode, --ptrace=sandbox: the command traces its own child, but not a host process of its uid nor corral" \
+			"control=attach=0 seize=0 vmread=0 mem=0 read=secret" \
+			"host=attach=$EPERM seize=$EPERM vmread=$EPERM mem=$EACCES" \
+			"corral=attach=$EPERM seize=$EPERM vmread=$EPERM mem=$EACCES" RC=0
+	fi
+	kill "$victim" 2>/dev/null
 
 	# --- corral serve: a served command's pid 1 is its worker ----------------------------------
 	prof=$CR_TMP/ptrace-$mode.ini
