@@ -128,7 +128,7 @@ int main(int argc, char **argv)
 			b ? "RUNS must be at least 20" : "no built-in program for this architecture");
 		return 1;
 	}
-	r = cr_seccomp_prepare(CR_SECCOMP_DEFAULT, NULL, true, &s, msg, sizeof(msg));
+	r = cr_seccomp_prepare(CR_SECCOMP_DEFAULT, NULL, true, false, &s, msg, sizeof(msg));
 	v = calloc(_KINDS * runs, sizeof(double));
 	if (r < 0 || !v) {
 		fprintf(stderr, "bench: %s\n", r < 0 ? msg : "out of memory");

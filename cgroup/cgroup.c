@@ -578,6 +578,8 @@ static void assign(struct cr_cgroup *cg, enum cr_limit l, uint64_t v, uint64_t m
 	} else if (res >= 0) {
 		add_rlimit(cg, res, v);
 		rep->mode[l] = CR_LIMIT_MODE_RLIMIT;
+		if (l == CR_LIMIT_MEMORY)
+			say(rep->why[l], sizeof(rep->why[l]), CR_RLIMIT_AS_WHY);
 	} else if (l == CR_LIMIT_MEMORY_SWAP && r == -ENOENT && rep->mode[CR_LIMIT_MEMORY] &&
 		   rep->mode[CR_LIMIT_MEMORY] != CR_LIMIT_MODE_RLIMIT) {
 		say(rep->why[l], sizeof(rep->why[l]), "the kernel does not account swap (swapaccount)");

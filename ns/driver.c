@@ -178,7 +178,9 @@ static int prepare_limits(struct cr_run *run, struct cr_setup_error *err)
 	rep = cr_cgroup_report(run->cgroup);
 	for (int l = 0; l < _CR_LIMIT_MAX; l++) {
 		cr_limit_format(l, rep->value[l], v, sizeof(v));
-		if (rep->mode[l] != CR_LIMIT_MODE_NONE)
+		if (rep->mode[l] == CR_LIMIT_MODE_RLIMIT && l == CR_LIMIT_MEMORY)
+			cr_log_warning("%s %s is RLIMIT_AS: %s", cr_limit_option(l), v, rep->why[l]);
+		else if (rep->mode[l] != CR_LIMIT_MODE_NONE)
 			cr_debug("limit %s=%s: %s", cr_limit_to_string(l), v,
 				 cr_limit_mode_to_string(rep->mode[l]));
 		else if (lim.set[l] && cr_limit_is_finite(lim.value[l]))
@@ -224,7 +226,8 @@ static int prepare_seccomp(const struct cr_policy *p, struct cr_seccomp **ret,
 	char msg[512] = "";
 	int r;
 
-	r = cr_seccomp_prepare(p->seccomp, p->seccomp_profile, !p->no_spawn, ret, msg, sizeof(msg));
+	r = cr_seccomp_prepare(p->seccomp, p->seccomp_profile, !p->no_spawn, p->ptrace, ret, msg,
+			       sizeof(msg));
 	if (r < 0) {
 		set_error(err, CR_STAGE_SECCOMP, -r, "%s", msg[0] ? msg : strerror(-r));
 		return r;

@@ -175,6 +175,7 @@ static json_object *seccomp_json(const struct cr_seccomp *s)
 	r = r ?: add_string(o, "sha256", i.sha256);
 	r = r ?: add(o, "architectures", TAKE_PTR(arches));
 	r = r ?: add(o, "spawn", json_object_new_boolean(i.spawn));
+	r = r ?: add_string(o, "ptrace", i.ptrace);
 	r = r ?: add_string(o, "cache", i.cache);
 	json_object_put(arches);
 	if (r < 0) {

@@ -63,6 +63,9 @@ const struct cr_sc_group *cr_sc_group_find(const char *name);
 /* Call @fn for every entry of @g and of the groups it includes, depth first, in order. */
 int cr_sc_group_walk(const struct cr_sc_group *g,
 		     int (*fn)(const struct cr_sc_entry *e, void *userdata), void *userdata);
+/* Is entry @e (a pointer into the groups' own arrays) a member of @g or of a group it includes?
+ * False for a NULL @g. */
+bool cr_sc_group_has(const struct cr_sc_group *g, const struct cr_sc_entry *e);
 
 /* A compiled rule: the syscall (by name, resolved by the compiler), its condition, its action. */
 struct cr_sc_rule {
@@ -82,6 +85,10 @@ struct cr_sc_ruleset {
 void cr_sc_ruleset_done(struct cr_sc_ruleset *rs);
 /* Append the entries of group @g refused by their own errno (the built-in refusal). */
 int cr_sc_ruleset_add_group(struct cr_sc_ruleset *rs, const struct cr_sc_group *g);
+/* The same, leaving out the members of @except (NULL: none): "@default" without "@ptrace" is
+ * the --ptrace=sandbox program. */
+int cr_sc_ruleset_add_group_except(struct cr_sc_ruleset *rs, const struct cr_sc_group *g,
+				   const struct cr_sc_group *except);
 
 /* A BPF program as the kernel takes it. */
 struct cr_bpf {
@@ -131,7 +138,7 @@ void cr_sc_hex(const uint8_t *data, size_t size, char *ret); /* 2 * size + 1 byt
 
 /* The programs generated at build time (seccomp-programs.c, written by seccomp/gen/gen.c). */
 struct cr_sc_builtin {
-	const char *profile;	/* "default", "strict", "spawn" */
+	const char *profile;	/* "default", "strict", "spawn", "default-ptrace", "strict-ptrace" */
 	const char *arch;	/* "x86_64", "aarch64" */
 	uint32_t audit_arch;
 	size_t n_syscalls;	/* syscalls with a rule on this architecture */

@@ -22,6 +22,7 @@ struct cr_seccomp {
 	enum cr_seccomp_mode mode;
 	char *profile;
 	bool spawn;
+	bool ptrace; /* the built-in program without @ptrace (--ptrace=sandbox) */
 	const char *cache;
 	struct sock_fprog progs[2]; /* in installation order: the profile's, then spawn */
 	size_t n_progs;
@@ -172,18 +173,31 @@ static void digest(struct cr_seccomp *s)
 	cr_sc_hex(d, sizeof(d), s->sha256);
 }
 
+/* The built-in program of @mode, with or without @ptrace. */
+static const char *builtin_name(enum cr_seccomp_mode mode, bool ptrace)
+{
+	if (mode == CR_SECCOMP_DEFAULT)
+		return ptrace ? "default-ptrace" : "default";
+	return ptrace ? "strict-ptrace" : "strict";
+}
+
 int cr_seccomp_prepare(enum cr_seccomp_mode mode, const char *profile_path, bool spawn,
-		       struct cr_seccomp **ret, char *msg, size_t size)
+		       bool ptrace, struct cr_seccomp **ret, char *msg, size_t size)
 {
 	struct cr_seccomp *s;
 	int r = 0;
 
+	if (ptrace && mode == CR_SECCOMP_PROFILE) {
+		(void)snprintf(msg, size,
+			       "--ptrace=sandbox cannot be combined with --seccomp-profile: the profile says itself whether ptrace is refused (its @ptrace group)");
+		return -EINVAL;
+	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	*s = (struct cr_seccomp){ .mode = mode, .spawn = spawn, .cache = "none" };
+	*s = (struct cr_seccomp){ .mode = mode, .spawn = spawn, .ptrace = ptrace, .cache = "none" };
 	if (mode == CR_SECCOMP_DEFAULT || mode == CR_SECCOMP_STRICT)
-		r = add_builtin(s, mode == CR_SECCOMP_DEFAULT ? "default" : "strict", msg, size);
+		r = add_builtin(s, builtin_name(mode, ptrace), msg, size);
 	else if (mode == CR_SECCOMP_PROFILE)
 		r = profile_path ? add_profile(s, profile_path, msg, size) : -EINVAL;
 	if (r >= 0 && !spawn)
@@ -226,6 +240,9 @@ void cr_seccomp_describe(const struct cr_seccomp *s, struct cr_seccomp_info *ret
 		.sha256 = s->n_progs ? s->sha256 : NULL,
 		.architecture = s->n_progs ? CR_SECCOMP_NATIVE_ARCH : NULL,
 		.spawn = s->spawn,
+		.ptrace = s->mode == CR_SECCOMP_PROFILE ? "profile"
+			  : s->ptrace || s->mode == CR_SECCOMP_OFF ? "sandbox"
+								   : "refused",
 		.cache = s->cache,
 		.n_programs = s->n_progs,
 	};

@@ -19,12 +19,14 @@ size_t cr_seccomp_builtin_syscalls(const char *profile);
 struct cr_seccomp; /* the programs one run installs, and what to report about them */
 
 /* Prepare the programs for @mode (@profile_path with CR_SECCOMP_PROFILE) and, unless @spawn,
- * the one that refuses new processes. Runs in corral's own process before the sandbox exists:
+ * the one that refuses new processes. With @ptrace (--ptrace=sandbox) the built-in program
+ * leaves out @ptrace (ptrace, process_vm_readv, process_vm_writev); with a profile that is
+ * -EINVAL. Runs in corral's own process before the sandbox exists:
  * a built-in program is used as it is; a profile is read, checked, and compiled or taken from
  * the cache. Returns 0, or -errno with a one-line reason in @msg: a bad profile is -EINVAL with
  * "FILE:LINE: reason". */
 int cr_seccomp_prepare(enum cr_seccomp_mode mode, const char *profile_path, bool spawn,
-		       struct cr_seccomp **ret, char *msg, size_t msg_size);
+		       bool ptrace, struct cr_seccomp **ret, char *msg, size_t msg_size);
 
 /* Install the prepared programs into the calling thread, which must have no_new_privs set.
  * Allocates nothing, so it is safe between fork and execve. Nothing to install (NULL, or
@@ -38,6 +40,9 @@ struct cr_seccomp_info {
 	const char *sha256;	    /* hex digest of every installed program, in order; NULL if none */
 	const char *architecture;   /* the one ABI the rules apply to; NULL if nothing is installed */
 	bool spawn;		    /* new processes allowed */
+	const char *ptrace;	    /* "refused" (@ptrace is in the filter), "sandbox" (allowed;
+				     * the pid namespace and dumpability bound it), "profile" (a
+				     * --seccomp-profile decides) */
 	const char *cache;	    /* "hit", "miss" (compiled now), "none" (no profile) */
 	size_t n_programs;	    /* installed programs: the profile's, then the spawn one */
 };

@@ -7,7 +7,9 @@
  * @default is what every sandbox gets: interfaces an ordinary command never uses and that either
  * reach past the sandbox (other processes, the mount table, the clock, the kernel itself) or
  * carry a long record of kernel exploits. @strict adds what an agent's shell commands and builds
- * do not need either. @spawn is --spawn=no. */
+ * do not need either. @spawn is --spawn=no. @ptrace, part of @debug, is what --ptrace=sandbox
+ * takes out of @default and @strict: debuggers, strace and LeakSanitizer need it, and in the
+ * sandbox's own pid namespace it reaches only the sandbox's own dumpable processes. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +22,11 @@
 #define END	{ .name = NULL }
 
 /* clang-format off */
-static const struct cr_sc_entry debug_set[] = {
-	E("ptrace"), E("process_vm_readv"), E("process_vm_writev"), E("pidfd_getfd"),
-	E("perf_event_open"), END,
+static const struct cr_sc_entry ptrace_set[] = {
+	E("ptrace"), E("process_vm_readv"), E("process_vm_writev"), END,
 };
+static const struct cr_sc_entry debug_set[] = { E("pidfd_getfd"), E("perf_event_open"), END };
+static const char *const debug_groups[] = { "@ptrace", NULL };
 static const struct cr_sc_entry mount_set[] = {
 	E("mount"), E("umount"), E("umount2"), E("pivot_root"), E("move_mount"), E("open_tree"),
 	E("fsopen"), E("fsconfig"), E("fsmount"), E("fspick"), E("mount_setattr"), END,
@@ -88,7 +91,8 @@ static const char *const strict_groups[] = {
 };
 
 const struct cr_sc_group cr_sc_groups[] = {
-	{ "@debug", "read, write or trace other processes: ptrace, process_vm_*, pidfd_getfd, perf_event_open", debug_set, NULL },
+	{ "@ptrace", "trace, read or write another process: ptrace, process_vm_readv, process_vm_writev (--ptrace=sandbox allows them)", ptrace_set, NULL },
+	{ "@debug", "read, write or trace other processes: @ptrace, pidfd_getfd, perf_event_open", debug_set, debug_groups },
 	{ "@mount", "change the mount table, old and new mount API", mount_set, NULL },
 	{ "@namespace", "create or join namespaces (clone and unshare with a CLONE_NEW* flag; clone3, whose flags cannot be inspected, gets ENOSYS)", namespace_set, NULL },
 	{ "@keyring", "the kernel keyrings, shared beyond the sandbox", keyring_set, NULL },
@@ -161,11 +165,30 @@ void cr_sc_ruleset_done(struct cr_sc_ruleset *rs)
 	*rs = (struct cr_sc_ruleset){};
 }
 
+static int find_entry(const struct cr_sc_entry *e, void *userdata)
+{
+	return e == userdata ? -EEXIST : 0;
+}
+
+bool cr_sc_group_has(const struct cr_sc_group *g, const struct cr_sc_entry *e)
+{
+	/* Entries are the groups' own static arrays: the same member is the same pointer. */
+	return g && cr_sc_group_walk(g, find_entry, (void *)e) == -EEXIST;
+}
+
+struct add_ctx {
+	struct cr_sc_ruleset *rs;
+	const struct cr_sc_group *except;
+};
+
 static int add_entry(const struct cr_sc_entry *e, void *userdata)
 {
-	struct cr_sc_ruleset *rs = userdata;
+	struct add_ctx *ctx = userdata;
+	struct cr_sc_ruleset *rs = ctx->rs;
 	struct cr_sc_rule *a;
 
+	if (cr_sc_group_has(ctx->except, e))
+		return 0;
 	a = reallocarray(rs->rules, rs->n_rules + 1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
@@ -176,7 +199,15 @@ static int add_entry(const struct cr_sc_entry *e, void *userdata)
 
 int cr_sc_ruleset_add_group(struct cr_sc_ruleset *rs, const struct cr_sc_group *g)
 {
-	return cr_sc_group_walk(g, add_entry, rs);
+	return cr_sc_ruleset_add_group_except(rs, g, NULL);
+}
+
+int cr_sc_ruleset_add_group_except(struct cr_sc_ruleset *rs, const struct cr_sc_group *g,
+				   const struct cr_sc_group *except)
+{
+	struct add_ctx ctx = { rs, except };
+
+	return cr_sc_group_walk(g, add_entry, &ctx);
 }
 
 void cr_bpf_done(struct cr_bpf *bpf)

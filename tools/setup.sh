@@ -22,10 +22,11 @@ esac
 # Tests: cmocka, util-linux (setpriv, script, flock), procps (pgrep), python3 and jq (JSON checks),
 # iproute2; make and git (with gcc and python3, the seccomp suite's ordinary workloads); the vm
 # suite: qemu-system-x86, busybox-static (the guest's userland), cpio; the valgrind suite:
-# valgrind.
+# valgrind; the ptrace suite: gdb and strace (Debian packages of those names), which it runs under
+# --profile ci, and gcc's AddressSanitizer (libasan, which gcc already brings).
 packages=(gcc meson ninja-build pkg-config libmnl-dev libseccomp-dev libcap-ng-dev libinih-dev
 	libbsd-dev libmd-dev libjson-c-dev scdoc libcmocka-dev util-linux procps python3 iproute2
-	jq make git qemu-system-x86 busybox-static cpio valgrind)
+	jq make git qemu-system-x86 busybox-static cpio valgrind gdb strace)
 . tools/apt-install.sh
 install_missing setup "${packages[@]}"
 

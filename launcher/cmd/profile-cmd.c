@@ -369,6 +369,7 @@ static void show_print(const struct cr_profile *p, const char *workspace,
 	print_limits(p);
 	printf("seccomp     %s\n", cr_seccomp_mode_to_string(p->seccomp));
 	printf("landlock    %s\n", cr_landlock_mode_to_string(p->landlock));
+	printf("ptrace      %s\n", p->ptrace ? "sandbox (between the sandbox's own processes)" : "no");
 	print_commands(p);
 }
 
@@ -452,6 +453,7 @@ static json_object *show_json(const struct cr_profile *p, const char *workspace,
 	(void)json_object_object_add(o, "seccomp",
 				     json_object_new_string(cr_seccomp_mode_to_string(p->seccomp)));
 	(void)json_object_object_add(o, "landlock", json_object_new_string(landlock));
+	(void)json_object_object_add(o, "ptrace", json_object_new_string(p->ptrace ? "sandbox" : "no"));
 	(void)json_object_object_add(o, "limits_enforce",
 				     json_object_new_string(p->limits.required ? "required" : "best-effort"));
 	(void)json_object_object_add(o, "commands", commands_json(p));

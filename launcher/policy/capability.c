@@ -19,7 +19,8 @@ static const char *const net_cap_names[_CR_NETCAP_MAX] = {
 	[CR_NETCAP_ALL] = "all",
 };
 
-static const char *const unconfined_names[] = { "seccomp", "landlock", "namespaces", "limits" };
+static const char *const unconfined_names[] = { "seccomp", "landlock", "namespaces", "limits",
+						"ptrace" };
 
 const char *cr_net_cap_to_string(enum cr_net_cap n)
 {
@@ -498,7 +499,7 @@ static int scalars_from_json(json_object *o, struct cr_capability *c, char *msg,
 			if (name && strcmp(name, unconfined_names[j]) == 0)
 				break;
 		if (j == ELEMENTSOF(unconfined_names))
-			return cr_msg(msg, size, -EINVAL, "\"unconfined\"[%zu] is not seccomp, landlock, namespaces or limits", i);
+			return cr_msg(msg, size, -EINVAL, "\"unconfined\"[%zu] is not seccomp, landlock, namespaces, limits or ptrace", i);
 		c->unconfined |= 1u << j;
 	}
 	return 0;

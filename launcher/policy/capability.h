@@ -25,15 +25,16 @@ enum cr_net_cap {
 };
 
 /* Layers a request weakens or turns off, compared with its profile (bits of
- * cr_capability.unconfined; "seccomp", "landlock", "namespaces", "limits" in JSON). Fewer bits is
- * smaller. */
+ * cr_capability.unconfined; "seccomp", "landlock", "namespaces", "limits", "ptrace" in JSON).
+ * Fewer bits is smaller. */
 enum {
 	CR_UNCONFINED_SECCOMP = 1 << 0,	 /* a filter weaker than the profile's: off, default under
 					  * strict, or a --seccomp-profile of one's own */
 	CR_UNCONFINED_LANDLOCK = 1 << 1, /* --landlock=off, or best-effort where required */
 	CR_UNCONFINED_USERNS = 1 << 2,	 /* --allow-degraded: may run without namespaces */
 	CR_UNCONFINED_LIMITS = 1 << 3,	 /* --limits=best-effort where the profile requires them */
-	_CR_UNCONFINED_ALL = (1 << 4) - 1,
+	CR_UNCONFINED_PTRACE = 1 << 4,	 /* --ptrace=sandbox where the profile refuses ptrace */
+	_CR_UNCONFINED_ALL = (1 << 5) - 1,
 };
 
 struct cr_capability {

@@ -76,6 +76,9 @@ const char cr_run_usage[] =
 	"      --seccomp-profile FILE  an INI profile of syscalls and @groups with actions,\n"
 	"                        compiled with libseccomp and cached (see corral(1))\n"
 	"      --spawn=yes|no    no: the command cannot start processes; threads still can\n"
+	"      --ptrace=sandbox|no  sandbox: allow ptrace and process_vm_readv/writev (gdb,\n"
+	"                        strace, LeakSanitizer) between the sandbox's own processes;\n"
+	"                        pid 1 and the host stay out of reach (default: no; ci: sandbox)\n"
 	"Environment and descriptors:\n"
 	"      --setenv K=V      set K in the command's environment (repeatable)\n"
 	"      --keep-env K      pass K from corral's environment (repeatable; PATH is\n"
@@ -130,6 +133,7 @@ enum {
 	OPT_SECCOMP,
 	OPT_SECCOMP_PROFILE,
 	OPT_SPAWN,
+	OPT_PTRACE,
 	OPT_SETENV,
 	OPT_KEEP_ENV,
 	OPT_KEEP_FD,
@@ -165,6 +169,7 @@ static const struct option run_options[] = {
 	{ "seccomp", required_argument, NULL, OPT_SECCOMP },
 	{ "seccomp-profile", required_argument, NULL, OPT_SECCOMP_PROFILE },
 	{ "spawn", required_argument, NULL, OPT_SPAWN },
+	{ "ptrace", required_argument, NULL, OPT_PTRACE },
 	{ "setenv", required_argument, NULL, OPT_SETENV },
 	{ "keep-env", required_argument, NULL, OPT_KEEP_ENV },
 	{ "keep-fd", required_argument, NULL, OPT_KEEP_FD },
@@ -373,7 +378,7 @@ static int parse_id(int c, const char *arg, struct cr_run_options *o, char *msg,
 	return 0;
 }
 
-/* --seccomp, --seccomp-profile, --spawn: the system calls the command may make. */
+/* --seccomp, --seccomp-profile, --spawn, --ptrace: the system calls the command may make. */
 static int parse_syscalls(int c, const char *arg, struct cr_run_options *o, char *msg, size_t size)
 {
 	switch (c) {
@@ -386,6 +391,12 @@ static int parse_syscalls(int c, const char *arg, struct cr_run_options *o, char
 		return 0;
 	case OPT_SECCOMP_PROFILE:
 		o->seccomp_profile = arg;
+		return 0;
+	case OPT_PTRACE:
+		if (strcmp(arg, "sandbox") != 0 && strcmp(arg, "no") != 0)
+			return cr_msg(msg, size, -EINVAL, "--ptrace: '%s' is not sandbox or no", arg);
+		o->ptrace = strcmp(arg, "sandbox") == 0;
+		o->ptrace_set = true;
 		return 0;
 	default:
 		if (strcmp(arg, "yes") != 0 && strcmp(arg, "no") != 0)
@@ -460,6 +471,7 @@ static int parse_one(int c, const char *arg, struct cr_run_options *o, char *msg
 	case OPT_SECCOMP:
 	case OPT_SECCOMP_PROFILE:
 	case OPT_SPAWN:
+	case OPT_PTRACE:
 		return parse_syscalls(c, arg, o, msg, size);
 	case OPT_SETENV:
 	case OPT_KEEP_ENV:
@@ -542,6 +554,11 @@ int cr_cli_parse_run(int argc, char **argv, struct cr_run_options *ret_opts, cha
 		r = cr_msg(msg, size, -EINVAL,
 			 "--seccomp-profile cannot be combined with --seccomp=%s; the profile's 'base' key chooses default, strict or none",
 			 cr_seccomp_mode_to_string(o.seccomp));
+		goto fail;
+	}
+	if (o.seccomp_profile && o.ptrace) {
+		r = cr_msg(msg, size, -EINVAL,
+			   "--ptrace=sandbox cannot be combined with --seccomp-profile; the profile's own rules decide about ptrace (leave @ptrace out of them)");
 		goto fail;
 	}
 	r = check_policy_options(&o, msg, size);

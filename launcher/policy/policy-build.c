@@ -239,6 +239,7 @@ static int build_seccomp(const struct cr_run_options *o, struct cr_policy *p, ch
 
 	p->seccomp = o->seccomp;
 	p->no_spawn = o->no_spawn;
+	p->ptrace = o->ptrace;
 	if (!o->seccomp_profile)
 		return 0;
 	r = resolve_host_path("--seccomp-profile", o->seccomp_profile, &p->seccomp_profile, msg,
@@ -357,6 +358,9 @@ static void apply_profile(const struct cr_run_options *o, const struct cr_profil
 		eff->seccomp = prof->seccomp;
 	if (!o->landlock_set)
 		eff->landlock = prof->landlock;
+	/* A --seccomp-profile says itself what it refuses, ptrace too. */
+	if (!o->ptrace_set)
+		eff->ptrace = prof->ptrace && !o->seccomp_profile;
 
 	req->net = o->net == CR_NET_HOST ? CR_NETCAP_ALL : CR_NETCAP_NONE;
 	for (size_t i = 0; i < o->n_allow_hosts; i++)
@@ -369,6 +373,8 @@ static void apply_profile(const struct cr_run_options *o, const struct cr_profil
 		req->unconfined |= CR_UNCONFINED_SECCOMP;
 	if (o->landlock_set && landlock_rank(o->landlock) < landlock_rank(prof->landlock))
 		req->unconfined |= CR_UNCONFINED_LANDLOCK;
+	if (o->ptrace_set && o->ptrace && !prof->ptrace)
+		req->unconfined |= CR_UNCONFINED_PTRACE;
 	if (o->allow_degraded)
 		req->unconfined |= CR_UNCONFINED_USERNS;
 	if (o->limits_mode_set && !o->limits.required && prof->limits.required)

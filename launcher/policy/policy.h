@@ -92,6 +92,8 @@ struct cr_policy {
 	enum cr_seccomp_mode seccomp;
 	char *seccomp_profile;	/* canonical path of the profile, with CR_SECCOMP_PROFILE */
 	bool no_spawn;		/* --spawn=no: the command cannot start processes (threads still) */
+	bool ptrace;		/* --ptrace=sandbox: the filter leaves ptrace and process_vm_* to
+				 * the pid namespace (the sandbox's own dumpable processes) */
 	struct cr_limits limits; /* --memory, --pids, ...; pids defaults to CR_DEFAULT_PIDS */
 	char **argv;		/* the command, NULL-terminated, argv[0] looked up in the sandbox PATH */
 };

@@ -183,7 +183,8 @@ static int build_baseline(struct resolver *r, const char *const *system_paths)
 		c->limit[l] = p->limits.set[l] ? p->limits.value[l] : CR_LIMIT_INFINITY;
 	c->timeout_ms = p->timeout_ms ?: UINT64_MAX; /* no timeout in the profile: no bound */
 	c->unconfined = (p->seccomp == CR_SECCOMP_OFF ? CR_UNCONFINED_SECCOMP : 0) |
-			(p->landlock == CR_LANDLOCK_OFF ? CR_UNCONFINED_LANDLOCK : 0);
+			(p->landlock == CR_LANDLOCK_OFF ? CR_UNCONFINED_LANDLOCK : 0) |
+			(p->ptrace ? CR_UNCONFINED_PTRACE : 0);
 	return 0;
 }
 

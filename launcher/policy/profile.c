@@ -29,6 +29,8 @@
  *   [security]
  *   seccomp = default           ; default (default), strict or off
  *   landlock = best-effort      ; best-effort (default), required or off
+ *   ptrace = no                 ; no (default) or sandbox: ptrace between the sandbox's own
+ *                               ; processes (gdb, strace, LeakSanitizer)
  *
  *   [commands]                  ; what `corral serve` does with a command of each risk tier
  *   safe = allow                ; allow, ask or deny; defaults: safe, caution and unknown
@@ -427,6 +429,14 @@ static int parse_landlock(struct parse *p, const struct key *k, const char *valu
 	return 1;
 }
 
+static int parse_ptrace(struct parse *p, const struct key *k, const char *value)
+{
+	if (strcmp(value, "sandbox") != 0 && strcmp(value, "no") != 0)
+		return fail(p, "ptrace = '%s': expected no or sandbox", value);
+	p->prof->ptrace = strcmp(value, "sandbox") == 0;
+	return 1;
+}
+
 static const char *const rule_names[_CR_COMMAND_RULE_MAX] = {
 	[CR_COMMAND_ALLOW] = "allow",
 	[CR_COMMAND_ASK] = "ask",
@@ -501,6 +511,7 @@ static const struct key keys[] = {
 	{ "limits",     "enforce",         parse_enforce,     0,          false },
 	{ "security",   "seccomp",         parse_seccomp,     0,          false },
 	{ "security",   "landlock",        parse_landlock,    0,          false },
+	{ "security",   "ptrace",          parse_ptrace,      0,          false },
 	{ "commands",   "safe",            parse_tier_rule,   CR_RISK_SAFE,      false },
 	{ "commands",   "caution",         parse_tier_rule,   CR_RISK_CAUTION,   false },
 	{ "commands",   "unknown",         parse_tier_rule,   CR_RISK_UNKNOWN,   false },

@@ -57,6 +57,7 @@ struct cr_profile {
 	uint64_t timeout_ms;	 /* [limits] timeout; 0: none */
 	enum cr_seccomp_mode seccomp;	/* [security] seccomp: default, strict or off */
 	enum cr_landlock_mode landlock; /* [security] landlock: best-effort, required or off */
+	bool ptrace;			/* [security] ptrace = sandbox; default no */
 	/* [commands]: the rule of each risk tier (default: allow, allow, allow, ask), and the
 	 * command lines that are always allowed: exactly (allow) or by their first words
 	 * (allow_prefix). Both lists NULL-terminated. */

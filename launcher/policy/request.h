@@ -62,6 +62,8 @@ struct cr_run_options {
 	enum cr_seccomp_mode seccomp; /* --seccomp: default, strict or off */
 	bool seccomp_set;
 	const char *seccomp_profile;  /* --seccomp-profile FILE */
+	bool ptrace;		      /* --ptrace=sandbox */
+	bool ptrace_set;	      /* --ptrace given */
 	bool no_spawn;		      /* --spawn=no */
 	bool spawn_set;		      /* --spawn given */
 	struct cr_limits limits; /* --memory ... --open-files, --limits */

@@ -180,6 +180,8 @@ static void describe(const struct cr_capability *c, char *buf, size_t size)
 		ADD("%sto run without namespaces (--allow-degraded)", n ? "; " : "");
 	if (c->unconfined & CR_UNCONFINED_LIMITS)
 		ADD("%slimits that may go unenforced", n ? "; " : "");
+	if (c->unconfined & CR_UNCONFINED_PTRACE)
+		ADD("%sptrace between the sandbox's processes (--ptrace=sandbox)", n ? "; " : "");
 #undef ADD
 	if (n >= size && size > 4)
 		memcpy(buf + size - 4, "...", 4);

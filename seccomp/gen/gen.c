@@ -12,7 +12,18 @@
 #include "launcher/base/macro.h"
 #include "seccomp/seccomp-internal.h"
 
-static const char *const profiles[] = { "default", "strict", "spawn" };
+/* Each program: its name, the group it refuses, and a group taken out of it (--ptrace=sandbox). */
+static const struct program {
+	const char *name;
+	const char *group;
+	const char *except;
+} profiles[] = {
+	{ "default", "@default", NULL },
+	{ "strict", "@strict", NULL },
+	{ "spawn", "@spawn", NULL },
+	{ "default-ptrace", "@default", "@ptrace" },
+	{ "strict-ptrace", "@strict", "@ptrace" },
+};
 static const char *const gen_arches[] = { "x86_64", "aarch64" };
 
 /* One line of readable assembly for an instruction, as a comment beside it. */
@@ -49,6 +60,7 @@ static void disasm(const struct sock_filter *f, size_t pc, char *buf, size_t siz
 
 struct count {
 	const char *arch;
+	const struct cr_sc_group *except;
 	const char *seen[256];
 	size_t n;
 };
@@ -57,7 +69,7 @@ static int count_entry(const struct cr_sc_entry *e, void *userdata)
 {
 	struct count *c = userdata;
 
-	if (cr_sc_syscall_nr(e->name, c->arch) < 0)
+	if (cr_sc_syscall_nr(e->name, c->arch) < 0 || cr_sc_group_has(c->except, e))
 		return 0;
 	for (size_t i = 0; i < c->n; i++)
 		if (strcmp(c->seen[i], e->name) == 0)
@@ -68,22 +80,30 @@ static int count_entry(const struct cr_sc_entry *e, void *userdata)
 	return 0;
 }
 
-static int emit(const char *profile, const char *arch, size_t *ret_syscalls, size_t *ret_len)
+/* The C identifier of program @name for @arch: '-' becomes '_'. */
+static void ident(const char *name, const char *arch, char *buf, size_t size)
 {
-	_cleanup_free_ char *group = NULL;
+	(void)snprintf(buf, size, "%s_%s", name, arch);
+	for (char *p = buf; *p; p++)
+		if (*p == '-')
+			*p = '_';
+}
+
+static int emit(const struct program *prog, const char *arch, size_t *ret_syscalls,
+		size_t *ret_len)
+{
 	struct cr_sc_ruleset rs = { .default_action = CR_SC_ALLOW };
 	struct cr_bpf bpf = {};
 	struct count c = { .arch = arch };
 	const struct cr_sc_group *g;
-	char text[64];
+	char text[64], id[64];
 	int r;
 
-	if (asprintf(&group, "@%s", profile) < 0)
-		return -ENOMEM;
-	g = cr_sc_group_find(group);
-	if (!g)
+	g = cr_sc_group_find(prog->group);
+	c.except = prog->except ? cr_sc_group_find(prog->except) : NULL;
+	if (!g || (prog->except && !c.except))
 		return -EINVAL;
-	r = cr_sc_ruleset_add_group(&rs, g);
+	r = cr_sc_ruleset_add_group_except(&rs, g, c.except);
 	if (r >= 0)
 		r = cr_sc_compile(&rs, arch, &bpf);
 	if (r >= 0)
@@ -93,8 +113,9 @@ static int emit(const char *profile, const char *arch, size_t *ret_syscalls, siz
 		cr_bpf_done(&bpf);
 		return r;
 	}
-	printf("\n/* %s, %s: %zu syscalls, %zu instructions */\n", profile, arch, c.n, bpf.len);
-	printf("static const struct sock_filter %s_%s[] = {\n", profile, arch);
+	ident(prog->name, arch, id, sizeof(id));
+	printf("\n/* %s, %s: %zu syscalls, %zu instructions */\n", prog->name, arch, c.n, bpf.len);
+	printf("static const struct sock_filter %s[] = {\n", id);
 	for (size_t i = 0; i < bpf.len; i++) {
 		const struct sock_filter *f = &bpf.insns[i];
 
@@ -125,19 +146,23 @@ int main(int argc, char **argv)
 	printf("#include \"seccomp/seccomp-internal.h\"\n");
 	for (size_t p = 0; p < ELEMENTSOF(profiles); p++)
 		for (size_t a = 0; a < ELEMENTSOF(gen_arches); a++) {
-			r = emit(profiles[p], gen_arches[a], &syscalls[p][a], &len[p][a]);
+			r = emit(&profiles[p], gen_arches[a], &syscalls[p][a], &len[p][a]);
 			if (r < 0) {
-				fprintf(stderr, "seccomp-gen: %s for %s: %s\n", profiles[p],
+				fprintf(stderr, "seccomp-gen: %s for %s: %s\n", profiles[p].name,
 					gen_arches[a], strerror(-r));
 				return 1;
 			}
 		}
 	printf("\nconst struct cr_sc_builtin cr_sc_builtins[] = {\n");
 	for (size_t p = 0; p < ELEMENTSOF(profiles); p++)
-		for (size_t a = 0; a < ELEMENTSOF(gen_arches); a++)
-			printf("\t{ \"%s\", \"%s\", 0x%08xu, %zu, %s_%s, %zu },\n", profiles[p],
-			       gen_arches[a], cr_sc_audit_arch(gen_arches[a]), syscalls[p][a],
-			       profiles[p], gen_arches[a], len[p][a]);
+		for (size_t a = 0; a < ELEMENTSOF(gen_arches); a++) {
+			char id[64];
+
+			ident(profiles[p].name, gen_arches[a], id, sizeof(id));
+			printf("\t{ \"%s\", \"%s\", 0x%08xu, %zu, %s, %zu },\n", profiles[p].name,
+			       gen_arches[a], cr_sc_audit_arch(gen_arches[a]), syscalls[p][a], id,
+			       len[p][a]);
+		}
 	printf("};\n\nconst size_t cr_sc_n_builtins = %zu;\n",
 	       ELEMENTSOF(profiles) * ELEMENTSOF(gen_arches));
 	return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;

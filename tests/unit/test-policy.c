@@ -841,6 +841,17 @@ static void test_profile_under_options(void **state)
 	cr_policy_done(&p);
 	cr_capability_done(&req);
 	cr_capability_done(&base);
+
+	/* --ptrace=sandbox beyond a profile without it is a request of its own. */
+	o.seccomp_set = false;
+	o.ptrace = o.ptrace_set = true;
+	assert_int_equal(build_from(&o, &prof, NULL, &p, &req, &base, msg, sizeof(msg)), 0);
+	assert_true(p.ptrace);
+	assert_int_equal(req.unconfined, CR_UNCONFINED_PTRACE);
+	assert_int_equal(base.unconfined & CR_UNCONFINED_PTRACE, 0);
+	cr_policy_done(&p);
+	cr_capability_done(&req);
+	cr_capability_done(&base);
 	cr_profile_done(&prof);
 }
 

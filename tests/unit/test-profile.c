@@ -923,6 +923,15 @@ static void baseline(void **state)
 	for (int l = 0; l < _CR_LIMIT_MAX; l++)
 		assert_int_equal(c->limit[l], CR_LIMIT_INFINITY);
 	cr_profile_resolution_done(&res);
+
+	/* ptrace = sandbox: a baseline that already holds ptrace; a bad value is refused. */
+	assert_int_equal(resolve_text(f, "[security]\nptrace = sandbox\n", NULL, &res), 0);
+	assert_int_equal(c->unconfined, CR_UNCONFINED_PTRACE);
+	cr_profile_resolution_done(&res);
+	assert_int_equal(resolve_text(f, "[security]\nptrace = no\n", NULL, &res), 0);
+	assert_int_equal(c->unconfined, 0);
+	cr_profile_resolution_done(&res);
+	expect_error(f, "[security]\nptrace = yes\n", 2, "ptrace = 'yes': expected no or sandbox");
 }
 
 static void resolve_wrapper(void **state)

@@ -154,9 +154,10 @@ static int nr_of(const char *name, const char *arch)
 
 static void test_builtins_present(void **state)
 {
-	static const char *const profiles[] = { "default", "strict", "spawn" };
+	static const char *const profiles[] = { "default", "strict", "spawn", "default-ptrace",
+						"strict-ptrace" };
 
-	assert_int_equal(cr_sc_n_builtins, 6);
+	assert_int_equal(cr_sc_n_builtins, 10);
 	for (size_t p = 0; p < ELEMENTSOF(profiles); p++)
 		for (size_t a = 0; a < ELEMENTSOF(arches); a++) {
 			const struct cr_sc_builtin *b = builtin(profiles[p], arches[a]);
@@ -374,6 +375,47 @@ static void test_builtins_verdicts(void **state)
 			 CR_SC_ALLOW);
 	assert_int_equal(verdict(builtin("default", "x86_64"), nr_of("clone", "x86_64"), SIGCHLD, 0),
 			 CR_SC_ALLOW);
+}
+
+/* --ptrace=sandbox's programs: the same verdict as default's and strict's for every syscall
+ * and argument, except ptrace, process_vm_readv and process_vm_writev, which they allow; the
+ * rest of @debug (pidfd_getfd, perf_event_open) stays refused. */
+static void test_builtins_ptrace(void **state)
+{
+	static const char *const bases[] = { "default", "strict" };
+	static const char *const freed[] = { "ptrace", "process_vm_readv", "process_vm_writev" };
+
+	for (size_t a = 0; a < ELEMENTSOF(arches); a++)
+		for (size_t i = 0; i < ELEMENTSOF(bases); i++) {
+			const struct cr_sc_builtin *b = builtin(bases[i], arches[a]);
+			char name[32];
+			const struct cr_sc_builtin *pt;
+
+			(void)snprintf(name, sizeof(name), "%s-ptrace", bases[i]);
+			pt = builtin(name, arches[a]);
+			assert_int_equal(pt->n_syscalls, b->n_syscalls - ELEMENTSOF(freed));
+			for (int nr = 0; nr < 1024; nr++) {
+				bool is_freed = false;
+
+				for (size_t f = 0; f < ELEMENTSOF(freed); f++)
+					is_freed |= nr == cr_sc_syscall_nr(freed[f], arches[a]);
+				if (is_freed) {
+					assert_int_equal(verdict(b, nr, 0, 0), CR_SC_ERRNO(EPERM));
+					assert_int_equal(verdict(pt, nr, 0, 0), CR_SC_ALLOW);
+					assert_int_equal(verdict(pt, nr, ~0ull, ~0ull), CR_SC_ALLOW);
+					continue;
+				}
+				assert_int_equal(verdict(pt, nr, 0, 0), verdict(b, nr, 0, 0));
+				assert_int_equal(verdict(pt, nr, ~0ull, ~0ull),
+						 verdict(b, nr, ~0ull, ~0ull));
+				assert_int_equal(verdict(pt, nr, SIGCHLD, TIOCSTI),
+						 verdict(b, nr, SIGCHLD, TIOCSTI));
+			}
+			assert_int_equal(verdict(pt, nr_of("pidfd_getfd", arches[a]), 0, 0),
+					 CR_SC_ERRNO(EPERM));
+			assert_int_equal(verdict(pt, nr_of("perf_event_open", arches[a]), 0, 0),
+					 CR_SC_ERRNO(EPERM));
+		}
 }
 
 /* Ordinary syscalls pass, on both architectures, in default and strict, without the filter
@@ -638,7 +680,7 @@ static void check_live(enum cr_seccomp_mode mode, const struct live *t, size_t n
 	size_t checked = 0;
 
 	assert_true(n <= ELEMENTSOF(filtered));
-	assert_int_equal(cr_seccomp_prepare(mode, NULL, true, &s, msg, sizeof(msg)), 0);
+	assert_int_equal(cr_seccomp_prepare(mode, NULL, true, false, &s, msg, sizeof(msg)), 0);
 	run_live(s, t, n, filtered);
 	run_live(NULL, t, n, plain);
 	for (size_t i = 0; i < n; i++) {
@@ -742,7 +784,7 @@ static void check_ordinary(enum cr_seccomp_mode mode, bool spawn, int want)
 	int status;
 	pid_t pid;
 
-	assert_int_equal(cr_seccomp_prepare(mode, NULL, spawn, &s, msg, sizeof(msg)), 0);
+	assert_int_equal(cr_seccomp_prepare(mode, NULL, spawn, false, &s, msg, sizeof(msg)), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -783,7 +825,7 @@ static void test_live_spawn(void **state)
 	int errs[ELEMENTSOF(t)];
 	char msg[256];
 
-	assert_int_equal(cr_seccomp_prepare(CR_SECCOMP_OFF, NULL, false, &s, msg, sizeof(msg)), 0);
+	assert_int_equal(cr_seccomp_prepare(CR_SECCOMP_OFF, NULL, false, false, &s, msg, sizeof(msg)), 0);
 	run_live(s, t, ELEMENTSOF(t), errs);
 	for (size_t i = 0; i < ELEMENTSOF(t); i++)
 		if (errs[i] != -1)
@@ -799,12 +841,13 @@ static void test_describe(void **state)
 	struct cr_seccomp_info i;
 	char msg[256];
 
-	assert_int_equal(cr_seccomp_prepare(CR_SECCOMP_DEFAULT, NULL, true, &s, msg, sizeof(msg)), 0);
+	assert_int_equal(cr_seccomp_prepare(CR_SECCOMP_DEFAULT, NULL, true, false, &s, msg, sizeof(msg)), 0);
 	cr_seccomp_describe(s, &i);
 	assert_string_equal(i.mode, "default");
 	assert_string_equal(i.profile, "default");
 	assert_string_equal(i.architecture, CR_SECCOMP_NATIVE_ARCH);
 	assert_string_equal(i.cache, "none");
+	assert_string_equal(i.ptrace, "refused");
 	assert_true(i.spawn);
 	assert_int_equal(i.n_programs, 1);
 	assert_int_equal(strlen(i.sha256), 64);
@@ -819,16 +862,36 @@ static void test_describe(void **state)
 	}
 	s = cr_seccomp_free(s);
 
-	assert_int_equal(cr_seccomp_prepare(CR_SECCOMP_STRICT, NULL, false, &s, msg, sizeof(msg)), 0);
+	assert_int_equal(cr_seccomp_prepare(CR_SECCOMP_STRICT, NULL, false, false, &s, msg, sizeof(msg)), 0);
 	cr_seccomp_describe(s, &i);
 	assert_string_equal(i.mode, "strict");
 	assert_false(i.spawn);
 	assert_int_equal(i.n_programs, 2);
 	s = cr_seccomp_free(s);
 
-	assert_int_equal(cr_seccomp_prepare(CR_SECCOMP_OFF, NULL, true, &s, msg, sizeof(msg)), 0);
+	/* --ptrace=sandbox: the built-in program without @ptrace, reported as such. */
+	assert_int_equal(cr_seccomp_prepare(CR_SECCOMP_STRICT, NULL, true, true, &s, msg, sizeof(msg)), 0);
+	cr_seccomp_describe(s, &i);
+	assert_string_equal(i.ptrace, "sandbox");
+	{
+		const struct cr_sc_builtin *b = builtin("strict-ptrace", CR_SECCOMP_NATIVE_ARCH);
+		uint8_t d[32];
+		char hex[65];
+
+		cr_sc_sha256(b->insns, b->len * sizeof(*b->insns), d);
+		cr_sc_hex(d, 32, hex);
+		assert_string_equal(i.sha256, hex);
+	}
+	s = cr_seccomp_free(s);
+	assert_int_equal(cr_seccomp_prepare(CR_SECCOMP_PROFILE, "/nonexistent", true, true, &s, msg,
+					    sizeof(msg)),
+			 -EINVAL);
+	assert_non_null(strstr(msg, "--ptrace=sandbox"));
+
+	assert_int_equal(cr_seccomp_prepare(CR_SECCOMP_OFF, NULL, true, false, &s, msg, sizeof(msg)), 0);
 	cr_seccomp_describe(s, &i);
 	assert_string_equal(i.mode, "off");
+	assert_string_equal(i.ptrace, "sandbox"); /* no filter: the pid namespace alone bounds it */
 	assert_null(i.profile);
 	assert_null(i.sha256);
 	assert_null(i.architecture);
@@ -1008,7 +1071,7 @@ static struct cr_seccomp *prepare_profile(const char *path, const char *want_cac
 	char msg[512] = "";
 	int r;
 
-	r = cr_seccomp_prepare(CR_SECCOMP_PROFILE, path, true, &s, msg, sizeof(msg));
+	r = cr_seccomp_prepare(CR_SECCOMP_PROFILE, path, true, false, &s, msg, sizeof(msg));
 	if (r < 0)
 		print_error("prepare: %s\n", msg);
 	assert_int_equal(r, 0);
@@ -1111,16 +1174,16 @@ static void test_profile_prepare_errors(void **state)
 
 	(void)snprintf(path, sizeof(path), "%s/bad.ini", cache_root);
 	write_file(path, "[rules]\nptrace = kill\nnot_a_syscall = deny\n");
-	assert_int_equal(cr_seccomp_prepare(CR_SECCOMP_PROFILE, path, true, &s, msg, sizeof(msg)),
+	assert_int_equal(cr_seccomp_prepare(CR_SECCOMP_PROFILE, path, true, false, &s, msg, sizeof(msg)),
 			 -EINVAL);
 	assert_null(s);
 	assert_non_null(strstr(msg, "bad.ini:3: unknown syscall 'not_a_syscall'"));
-	assert_int_equal(cr_seccomp_prepare(CR_SECCOMP_PROFILE, cache_root, true, &s, msg,
+	assert_int_equal(cr_seccomp_prepare(CR_SECCOMP_PROFILE, cache_root, true, false, &s, msg,
 					    sizeof(msg)),
 			 -EINVAL);
 	assert_non_null(strstr(msg, "not a regular file"));
 	(void)snprintf(path, sizeof(path), "%s/missing.ini", cache_root);
-	assert_int_equal(cr_seccomp_prepare(CR_SECCOMP_PROFILE, path, true, &s, msg, sizeof(msg)),
+	assert_int_equal(cr_seccomp_prepare(CR_SECCOMP_PROFILE, path, true, false, &s, msg, sizeof(msg)),
 			 -ENOENT);
 	assert_non_null(strstr(msg, "missing.ini"));
 }
@@ -1137,7 +1200,7 @@ static void test_profile_live(void **state)
 	(void)snprintf(dir, sizeof(dir), "%s/d", cache_root);
 	write_file(path, "[rules]\nmkdir = errno:EROFS\nmkdirat = errno:EROFS\n"
 			 "getppid = kill\n@keyring = errno:EACCES\n");
-	assert_int_equal(cr_seccomp_prepare(CR_SECCOMP_PROFILE, path, true, &s, msg, sizeof(msg)), 0);
+	assert_int_equal(cr_seccomp_prepare(CR_SECCOMP_PROFILE, path, true, false, &s, msg, sizeof(msg)), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -1311,6 +1374,7 @@ int main(void)
 		cmocka_unit_test(test_builtins_structure),
 		cmocka_unit_test(test_builtins_rule_sets),
 		cmocka_unit_test(test_builtins_verdicts),
+		cmocka_unit_test(test_builtins_ptrace),
 		cmocka_unit_test(test_builtins_allowlist),
 		cmocka_unit_test(test_builtins_other_abis),
 		cmocka_unit_test(test_profile_base_matches_builtin),
