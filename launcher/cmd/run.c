@@ -17,6 +17,7 @@
 #include "launcher/base/json-text.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
+#include "launcher/base/parse-util.h"
 #include "launcher/base/path-util.h"
 #include "launcher/policy/policy.h"
 #include "run.h"
@@ -107,8 +108,11 @@ static int execute(struct run_state *s, const struct cr_policy *p)
 static void report(const struct run_state *s, const struct cr_setup_error *err,
 		   const struct cr_policy *p)
 {
+	char t[32];
+
+	cr_format_seconds(p->timeout_ms, t, sizeof(t));
 	if (s->timed_out)
-		cr_log_error("timed out after %gs; the sandbox was stopped", p->timeout_ms / 1e3);
+		cr_log_error("timed out after %ss; the sandbox was stopped", t);
 	else if (err && strcmp(err->stage, "exec") == 0)
 		cr_log_error("%s", err->message);
 	else if (err)
