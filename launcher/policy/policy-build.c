@@ -13,6 +13,7 @@
 #include "capability.h"
 #include "request.h"
 #include "env.h"
+#include "secret.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/path-util.h"
@@ -399,6 +400,42 @@ static int check_wsl_env(const struct cr_run_options *o, char *msg, size_t size)
 	return 0;
 }
 
+/* The environment: --keep-env, --setenv, then the environment secrets, whose values move from
+ * p->secrets into p->env (and nowhere else). */
+static int build_env(const struct cr_policy_input *in, const struct cr_run_options *o,
+		     struct cr_policy *p)
+{
+	const char **set = calloc(o->n_setenv + p->n_secrets + 1, sizeof(char *));
+	size_t n = o->n_setenv;
+	int r = 0;
+
+	if (!set)
+		return -ENOMEM;
+	for (size_t i = 0; i < o->n_setenv; i++)
+		set[i] = o->setenv[i];
+	for (size_t i = 0; r >= 0 && i < p->n_secrets; i++) {
+		char *kv;
+
+		if (p->secrets[i].kind != CR_SECRET_ENV)
+			continue;
+		if (asprintf(&kv, "%s=%s", p->secrets[i].name, p->secrets[i].value) < 0)
+			r = -ENOMEM;
+		else
+			set[n++] = kv;
+	}
+	if (r >= 0)
+		r = cr_env_build(in->host_env, p->home, o->keep_env, o->n_keep_env, set, n, &p->env);
+	for (size_t i = o->n_setenv; i < n; i++)
+		cr_secret_erase((char *)set[i]);
+	free(set);
+	for (size_t i = 0; r >= 0 && i < p->n_secrets; i++)
+		if (p->secrets[i].kind == CR_SECRET_ENV) {
+			cr_secret_erase(p->secrets[i].value);
+			p->secrets[i].value = NULL;
+		}
+	return r;
+}
+
 static int build_all(const struct cr_policy_input *in, const struct cr_run_options *o,
 		     const struct cr_path_rule *rules, size_t n_rules, struct cr_policy *p,
 		     struct cr_capability *req, char *msg, size_t size)
@@ -425,8 +462,9 @@ static int build_all(const struct cr_policy_input *in, const struct cr_run_optio
 	if (r >= 0)
 		r = check_wsl_env(o, msg, size);
 	if (r >= 0)
-		r = cr_env_build(in->host_env, p->home, o->keep_env, o->n_keep_env, o->setenv,
-				 o->n_setenv, &p->env);
+		r = cr_secrets_read(o, &p->secrets, &p->n_secrets, msg, size);
+	if (r >= 0)
+		r = build_env(in, o, p);
 	return r;
 }
 
