@@ -276,8 +276,8 @@ static void deny(struct run_state *s)
 }
 
 /* The "started" record, first: a status that stays "started" means corral died (SIGKILL) before
- * it could write the final one. Where no file can be made beside the destination, the final
- * record alone is written in place, and the user is told. */
+ * it could write the final one. Where no file can be made beside a destination that exists, the
+ * final record alone is written in place, and the user is told. */
 static int start_status(const struct cr_run_options *o, struct cr_status_dest *d)
 {
 	json_object *st;
@@ -291,6 +291,11 @@ static int start_status(const struct cr_run_options *o, struct cr_status_dest *d
 	json_object_put(st);
 	if (r >= 0)
 		return 0;
+	if (access(o->json_status, F_OK) < 0) {
+		cr_log_error("--json-status '%s': %s", o->json_status, strerror(-r));
+		cr_status_close(d); /* nothing more goes there */
+		return r;
+	}
 	cr_log_warning("--json-status %s: cannot replace it (%s): the final record alone is written in place, with no \"started\" record before it",
 		       o->json_status, strerror(-r));
 	r = cr_status_open_in_place(o->json_status, d, msg, sizeof(msg));
