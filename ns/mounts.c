@@ -237,6 +237,8 @@ int cr_mounts_apply(struct cr_child_ctx *ctx, const char *root)
 
 		r = apply_one(op, root_fd);
 		closep(&op->src_fd);
+		if (op->flags & CR_MNT_SECRET && op->src) /* in the file now: pid 1 needs no copy */
+			explicit_bzero(op->src, strlen(op->src));
 		if (r < 0) {
 			(void)snprintf(ctx->detail, sizeof(ctx->detail), "%s %s%s%s",
 				       cr_mount_kind_to_string(op->kind), op->dst,

@@ -6,8 +6,10 @@
 # `ps` line, no /proc/PID/cmdline and no environment but the command's holds one, and nor do the
 # JSON status, the ledger or the -v output. The test itself never puts a value in an argv: values
 # travel in files (grep -f, sha256sum on stdin). Then: files corral refuses (missing, symlink, too
-# large, a directory, empty, unreadable, a bad name), with messages that name no value; the
-# "started" status a SIGKILLed corral leaves; a duration in the denial as it was typed.
+# large, a directory, empty, unreadable, a bad name), with messages that name no value; degraded
+# mode (the environment works, --secret-file is refused); the "started" status a SIGKILLed corral
+# leaves; a duration in the denial as it was typed. The scan's own control: the same values
+# given with --setenv are found by it, on the host and in the sandbox's /proc/1/cmdline.
 # shellcheck source=tests/integration/lib.sh
 source "$CR_TESTS_DIR/integration/lib.sh"
 
@@ -191,6 +193,28 @@ for m in $MODES; do
 		cp "$sec/token" "$CR_TMP/root-secret" && chmod 0600 "$CR_TMP/root-secret"
 		err_case "a file it cannot read" "cannot open $CR_TMP/root-secret: Permission denied" \
 			--secret T="$CR_TMP/root-secret"
+	fi
+
+	# --- degraded mode (no user namespaces): the environment works, files are refused -------
+	"$PEER" deny-userns -- true 2>/dev/null
+	if [ $? -ne 0 ]; then
+		skip "$m: secrets in degraded mode" "peer deny-userns does not work here"
+	else
+		OUT=$(cd "$ws" && as "$m" "$PEER" deny-userns -- "$CORRAL" run --grant once --allow-degraded \
+			--workspace "$ws" --json-status "$st" --secret TOKEN="$sec/token" -- \
+			sh -c 'printf %s "$TOKEN" | sha256sum' 2>"$CR_TMP/stderr")
+		RC=$?
+		ERR=$(<"$CR_TMP/stderr")
+		check "$m: degraded mode: --secret reaches the command, its name in enforced.secrets, no value in the status or on stderr" \
+			eval '[ "$RC" = 0 ] && [ "${OUT%% *}" = "$(printf %s "$v1" | sha)" ] &&
+				jfile ".enforced.degraded and .enforced.secrets == [\"TOKEN\"]" "$st" &&
+				! grep -aqFf "$CR_TMP/pats-$m" "$st" && ! grep -aqFf "$CR_TMP/pats-$m" <<<"$ERR"'
+		OUT=$(cd "$ws" && as "$m" "$PEER" deny-userns -- "$CORRAL" run --grant once --allow-degraded \
+			--workspace "$ws" --secret-file k="$sec/key.pem" -- sh -c 'echo ran' 2>"$CR_TMP/stderr")
+		RC=$?
+		ERR=$(<"$CR_TMP/stderr")
+		check "$m: degraded mode: --secret-file is refused (125, \"needs a mount namespace\"), never dropped" \
+			eval '[ "$RC" = 125 ] && [ -z "$OUT" ] && grep -q "secret-file needs a mount namespace" <<<"$ERR"'
 	fi
 
 	# --- a SIGKILLed corral leaves a parseable "started" status ------------------------------
