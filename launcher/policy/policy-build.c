@@ -379,11 +379,17 @@ static void apply_profile(const struct cr_run_options *o, const struct cr_profil
 /* Under WSL, WSL_INTEROP and its kin would let the command start Windows programs outside
  * every layer of the sandbox: asking to pass one is refused, not ignored. Only looked at when
  * one is asked for, so that ordinary runs do not read /proc for it. */
-static int check_wsl_env(const struct cr_run_options *o, char *msg, size_t size)
+static int check_wsl_env(const struct cr_run_options *o, const struct cr_policy *p, char *msg,
+			 size_t size)
 {
 	for (size_t i = 0; cr_wsl_interop_env[i]; i++) {
 		size_t n = strlen(cr_wsl_interop_env[i]);
 		const char *opt = NULL;
+
+		for (size_t j = 0; j < p->n_secrets && !opt; j++)
+			if (p->secrets[j].kind == CR_SECRET_ENV &&
+			    strcmp(p->secrets[j].name, cr_wsl_interop_env[i]) == 0)
+				opt = "a secret";
 
 		for (size_t j = 0; j < o->n_keep_env && !opt; j++)
 			if (strcmp(o->keep_env[j], cr_wsl_interop_env[i]) == 0)
@@ -460,9 +466,9 @@ static int build_all(const struct cr_policy_input *in, const struct cr_run_optio
 	if (r >= 0)
 		r = build_seccomp(o, p, msg, size);
 	if (r >= 0)
-		r = check_wsl_env(o, msg, size);
-	if (r >= 0)
 		r = cr_secrets_read(o, &p->secrets, &p->n_secrets, msg, size);
+	if (r >= 0)
+		r = check_wsl_env(o, p, msg, size);
 	if (r >= 0)
 		r = build_env(in, o, p);
 	return r;
