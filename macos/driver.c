@@ -131,6 +131,23 @@ static int check_limits(const struct cr_policy *p, struct cr_setup_error *err)
 	return 0;
 }
 
+/* --secret-file needs a private /run/secrets, which a Seatbelt profile cannot make. */
+static int check_secrets(const struct cr_policy *p, struct cr_setup_error *err)
+{
+	for (size_t i = 0; i < p->n_secrets; i++) {
+		if (p->secrets[i].kind != CR_SECRET_FILE)
+			continue;
+		if (err) {
+			(void)snprintf(err->stage, sizeof(err->stage), "prepare");
+			(void)snprintf(err->message, sizeof(err->message),
+				       "--secret-file cannot be shown on macOS (no private %s); pass it with --secret",
+				       CR_SECRETS_DIR);
+		}
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
 static int macos_prepare(const struct cr_policy *p, struct cr_run **ret, struct cr_setup_error *err)
 {
 	struct cr_run *run = calloc(1, sizeof(*run));
@@ -142,6 +159,8 @@ static int macos_prepare(const struct cr_policy *p, struct cr_run **ret, struct 
 	run->pid = -1;
 	run->kq = -1;
 	r = check_limits(p, err);
+	if (r >= 0)
+		r = check_secrets(p, err);
 	if (r >= 0)
 		r = make_tmpdir(run);
 	if (r >= 0)

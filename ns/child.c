@@ -272,6 +272,10 @@ _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 	/* pid 1 needs nothing of what corral was started with but the report pipe, and corral's
 	 * state to follow it. */
 	(void)close_except((int[]){ ctx->msg_fd, ctx->parent_stat_fd }, 2);
+	/* The command has its environment; pid 1's copy of it (corral's memory, cloned) holds the
+	 * secrets' values. pid 1 is not dumpable, so the command cannot read them; wiped anyway. */
+	for (char **e = ctx->policy->env; e && *e; e++)
+		explicit_bzero(*e, strlen(*e));
 	r = cr_jobs_start(ctx);
 	if (r < 0) {
 		(void)kill(cmd, SIGKILL);

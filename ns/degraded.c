@@ -19,6 +19,7 @@
 #include "cgroup/rlimit.h"
 #include "degraded.h"
 #include "launcher/policy/env.h"
+#include "launcher/policy/secret.h"
 #include "landlock-plan.h"
 #include "landlock-rules.h"
 #include "linux-internal.h"
@@ -261,6 +262,13 @@ int cr_degraded_prepare(struct cr_child_ctx *ctx, int clone_err, struct cr_degra
 		return set_err(err, -EOPNOTSUPP,
 			       "cannot create the namespaces (%s), and --allow-host needs a network namespace of its own, which degraded mode lacks: corral cannot enforce allow_hosts there; 'corral doctor' says how to enable user namespaces",
 			       strerror(clone_err));
+	/* No mount namespace: no private tmpfs could hold the files, and the host's /run is not
+	 * corral's to write. */
+	for (size_t i = 0; i < ctx->policy->n_secrets; i++)
+		if (ctx->policy->secrets[i].kind == CR_SECRET_FILE)
+			return set_err(err, -EOPNOTSUPP,
+				       "cannot create the namespaces (%s), and --secret-file needs a mount namespace for %s, which degraded mode lacks; pass the secret with --secret (the environment) instead",
+				       strerror(clone_err), CR_SECRETS_DIR);
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
@@ -425,6 +433,8 @@ struct cr_degraded *cr_degraded_free(struct cr_degraded *d)
 				"could not remove all of %s, degraded mode's private directory",
 				d->dir);
 	}
+	for (char **e = d->env; e && *e; e++) /* secrets among them */
+		explicit_bzero(*e, strlen(*e));
 	strv_freep(&d->env);
 	free(d->dir);
 	free(d->tmp);
@@ -554,6 +564,7 @@ int cr_degraded_report(const struct cr_degraded *d, const struct cr_mount_plan *
 	/* No tmpfs is mounted: the private directory is on the host's /tmp. */
 	r = r ?: (json_object_object_add(o, "tmpfs", NULL) < 0 ? -ENOMEM : 0);
 	r = r ?: add(o, "environment", env_keys(d->env));
+	r = r ?: add(o, "secrets", cr_secrets_json(d->policy.secrets, d->policy.n_secrets));
 	r = r ?: add(o, "hostname", json_object_new_string(host));
 	r = r ?: add(o, "machine_id", json_object_new_array()); /* the host's: no mount to cover it */
 	return r;

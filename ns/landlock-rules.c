@@ -42,6 +42,8 @@ static uint64_t sandbox_access(const struct cr_mount_op *op)
 	case CR_MOUNT_BIND:
 		return w ? LL_FS_RW : LL_FS_RO;
 	case CR_MOUNT_TMPFS:
+		if (op->flags & CR_MNT_SECRET) /* CR_SECRETS_DIR: its listing */
+			return LL_FS_RO;
 		return w ? LL_FS_RW : 0; /* a hidden directory or /dev: the root's listing */
 	case CR_MOUNT_PROC:
 		return LL_FS_PROC;

@@ -283,6 +283,29 @@ static int add_machine_id(const struct cr_policy *p, struct cr_mount_plan *plan,
 	return r;
 }
 
+/* Each --secret-file value as CR_SECRETS_DIR/NAME: mode 0400, made by pid 1 after it took the
+ * sandbox's uid, so that the command owns it; the tmpfs is sealed read-only after setup. */
+static int add_secrets(const struct cr_policy *p, struct cr_mount_plan *plan)
+{
+	bool any = false;
+	int r = 0;
+
+	for (size_t i = 0; i < p->n_secrets && r >= 0; i++) {
+		char dst[PATH_MAX];
+
+		if (p->secrets[i].kind != CR_SECRET_FILE)
+			continue;
+		if (!any)
+			r = add(plan, CR_MOUNT_TMPFS, CR_MNT_SECRET, 0500, NULL, CR_SECRETS_DIR);
+		any = true;
+		(void)snprintf(dst, sizeof(dst), "%s/%s", CR_SECRETS_DIR, p->secrets[i].name);
+		if (r >= 0)
+			r = add(plan, CR_MOUNT_TEXT, CR_MNT_FILE | CR_MNT_SECRET, 0400,
+				p->secrets[i].value, dst);
+	}
+	return r;
+}
+
 int cr_mount_plan_build(const struct cr_policy *p, const struct cr_host_view *host,
 			struct cr_mount_plan *ret)
 {
@@ -300,6 +323,8 @@ int cr_mount_plan_build(const struct cr_policy *p, const struct cr_host_view *ho
 		r = add_user(p, &plan, host);
 	if (r >= 0)
 		r = add_machine_id(p, &plan, host);
+	if (r >= 0)
+		r = add_secrets(p, &plan);
 	if (r < 0) {
 		cr_mount_plan_done(&plan);
 		return r;
@@ -311,6 +336,8 @@ int cr_mount_plan_build(const struct cr_policy *p, const struct cr_host_view *ho
 void cr_mount_plan_done(struct cr_mount_plan *plan)
 {
 	for (size_t i = 0; i < plan->n_ops; i++) {
+		if (plan->ops[i].src && (plan->ops[i].flags & CR_MNT_SECRET))
+			explicit_bzero(plan->ops[i].src, strlen(plan->ops[i].src));
 		free(plan->ops[i].src);
 		free(plan->ops[i].dst);
 		closep(&plan->ops[i].src_fd);

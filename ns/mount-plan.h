@@ -29,12 +29,14 @@ enum cr_mount_flags {
 	CR_MNT_PIN = 1 << 3,	  /* a writable bind of a directory onto itself, inside another
 				   * writable bind: it holds the directory in place (a mount point
 				   * cannot be renamed or removed), for corral's own files (anchor.h) */
+	CR_MNT_SECRET = 1 << 4,	  /* the secrets' tmpfs (CR_SECRETS_DIR) and each --secret-file: a
+				   * TEXT op's src is then a value, wiped when the plan is freed */
 };
 
 struct cr_mount_op {
 	enum cr_mount_kind kind;
 	unsigned flags;
-	unsigned mode; /* tmpfs: permission bits */
+	unsigned mode; /* tmpfs, text: permission bits */
 	char *src;     /* host path (BIND, DEVICE), link target (SYMLINK) or contents (TEXT) */
 	char *dst;     /* path inside the sandbox */
 	int src_fd;    /* child only: O_PATH descriptor of src, opened before the root changes */
@@ -78,7 +80,8 @@ extern const char *const cr_mount_plan_system_dirs[];
 /* Build the plan for @policy: system directories read-only (a system directory that is a symlink
  * on the host, as /bin is on merged-/usr systems, becomes the same symlink), a fresh /proc with its
  * kernel knobs read-only, a minimal /dev, a private /tmp and $HOME, then the workspace and the
- * user's paths parent-first, then a random machine id over the host's. 0 or -errno. */
+ * user's paths parent-first, then a random machine id over the host's, then the --secret-file
+ * values on a private tmpfs (CR_SECRETS_DIR). 0 or -errno. */
 int cr_mount_plan_build(const struct cr_policy *policy, const struct cr_host_view *host,
 			struct cr_mount_plan *ret_plan);
 void cr_mount_plan_done(struct cr_mount_plan *plan);

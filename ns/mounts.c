@@ -126,14 +126,14 @@ static int attach_clone(int src_fd, int target_fd, uint64_t attrs, bool recursiv
 /* A read-only file in the new root's tmpfs holding @text, bound over @target_fd, then unlinked:
  * it keeps no name anywhere, so nothing in the sandbox can find another way to it. (move_mount()
  * refuses a source that is already unlinked, ENOENT: hence no O_TMPFILE.) */
-static int attach_text(int root_fd, const char *text, int target_fd)
+static int attach_text(int root_fd, const char *text, unsigned mode, int target_fd)
 {
 	static const char name[] = ".corral-text";
 	_cleanup_close_ int fd = -EBADF;
 	size_t len = strlen(text);
 	int r;
 
-	fd = openat(root_fd, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
+	fd = openat(root_fd, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0)
 		return negative_errno();
 	r = write(fd, text, len) == (ssize_t)len ? 0 : -EIO;
@@ -200,7 +200,7 @@ static int apply_one(const struct cr_mount_op *op, int root_fd)
 					    MOUNT_ATTR_NOEXEC,
 				    !file);
 	case CR_MOUNT_TEXT:
-		return attach_text(root_fd, op->src, target);
+		return attach_text(root_fd, op->src, op->mode, target);
 	case CR_MOUNT_TMPFS:
 		if (op->size)
 			(void)snprintf(data, sizeof(data), "mode=%04o,size=%llu,nr_inodes=%llu",
@@ -237,6 +237,8 @@ int cr_mounts_apply(struct cr_child_ctx *ctx, const char *root)
 
 		r = apply_one(op, root_fd);
 		closep(&op->src_fd);
+		if (op->flags & CR_MNT_SECRET && op->src) /* in the file now: pid 1 needs no copy */
+			explicit_bzero(op->src, strlen(op->src));
 		if (r < 0) {
 			(void)snprintf(ctx->detail, sizeof(ctx->detail), "%s %s%s%s",
 				       cr_mount_kind_to_string(op->kind), op->dst,

@@ -7,6 +7,7 @@
 
 #include "cgroup/report.h"
 #include "degraded.h"
+#include "launcher/policy/secret.h"
 #include "landlock/landlock.h"
 #include "launcher/base/macro.h"
 #include "mount-plan.h"
@@ -58,12 +59,13 @@ static bool in_class(const struct cr_mount_op *op, enum plan_class c)
 	case PINNED:
 		return op->kind == CR_MOUNT_BIND && (op->flags & CR_MNT_PIN);
 	case HIDDEN:
-		return op->kind == CR_MOUNT_NULL || (op->kind == CR_MOUNT_TMPFS && !w &&
-						     strcmp(op->dst, "/dev") != 0);
+		return op->kind == CR_MOUNT_NULL ||
+		       (op->kind == CR_MOUNT_TMPFS && !w && strcmp(op->dst, "/dev") != 0 &&
+			!(op->flags & CR_MNT_SECRET));
 	case PRIVATE:
 		return op->kind == CR_MOUNT_TMPFS && w && strncmp(op->dst, "/dev/", 5) != 0;
 	case MACHINE_ID:
-		return op->kind == CR_MOUNT_TEXT;
+		return op->kind == CR_MOUNT_TEXT && !(op->flags & CR_MNT_SECRET);
 	default:
 		return false;
 	}
@@ -216,6 +218,7 @@ int cr_ns_report(const struct cr_run *run, json_object *o)
 	r = r ?: add(o, "seccomp", seccomp_json(cr_ns_run_seccomp(run)));
 	r = r ?: add(o, "new_session", json_object_new_boolean(true));
 	r = r ?: add(o, "environment", env_keys(p->env));
+	r = r ?: add(o, "secrets", cr_secrets_json(p->secrets, p->n_secrets));
 	r = r ?: add(o, "kept_fds", fd_list(p));
 	r = r ?: add(o, "hostname", json_object_new_string(p->hostname));
 	r = r ?: add(o, "machine_id", plan_paths(plan, MACHINE_ID));

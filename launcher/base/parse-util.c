@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "parse-util.h"
@@ -51,4 +52,18 @@ int cr_parse_seconds(const char *s, uint64_t *ret_ms)
 		return -ERANGE;
 	*ret_ms = whole * 1000 + frac;
 	return 0;
+}
+
+void cr_format_seconds(uint64_t ms, char *buf, size_t size)
+{
+	unsigned frac = (unsigned)(ms % 1000);
+	int digits = 3;
+
+	if (frac == 0) {
+		(void)snprintf(buf, size, "%llu", (unsigned long long)(ms / 1000));
+		return;
+	}
+	for (; frac % 10 == 0; frac /= 10)
+		digits--;
+	(void)snprintf(buf, size, "%llu.%0*u", (unsigned long long)(ms / 1000), digits, frac);
 }

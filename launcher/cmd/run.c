@@ -17,6 +17,7 @@
 #include "launcher/base/json-text.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
+#include "launcher/base/parse-util.h"
 #include "launcher/base/path-util.h"
 #include "launcher/policy/policy.h"
 #include "run.h"
@@ -107,8 +108,11 @@ static int execute(struct run_state *s, const struct cr_policy *p)
 static void report(const struct run_state *s, const struct cr_setup_error *err,
 		   const struct cr_policy *p)
 {
+	char t[32];
+
+	cr_format_seconds(p->timeout_ms, t, sizeof(t));
 	if (s->timed_out)
-		cr_log_error("timed out after %gs; the sandbox was stopped", p->timeout_ms / 1e3);
+		cr_log_error("timed out after %ss; the sandbox was stopped", t);
 	else if (err && strcmp(err->stage, "exec") == 0)
 		cr_log_error("%s", err->message);
 	else if (err)
@@ -149,10 +153,10 @@ static json_object *status_object(const struct run_state *s, const struct cr_set
 	return st;
 }
 
-/* The JSON status to @fd (if any) and the ledger line. A ledger that cannot take the line is
- * reported: the run happened, but its record is missing. */
+/* The JSON status to @dest (if any; it replaces the "started" record) and the ledger line. A
+ * ledger that cannot take the line is reported: the run happened, but its record is missing. */
 static void finish(struct run_state *s, const struct cr_setup_error *err, int code,
-		   char *const *argv, bool denied, int fd)
+		   char *const *argv, bool denied, struct cr_status_dest *dest)
 {
 	json_object *st = status_object(s, err, code, argv, denied);
 	char msg[512];
@@ -162,8 +166,8 @@ static void finish(struct run_state *s, const struct cr_setup_error *err, int co
 		cr_log_error("out of memory while writing the JSON status");
 		return;
 	}
-	if (fd >= 0) {
-		r = cr_status_write(st, fd);
+	if (dest) {
+		r = cr_status_put(dest, st);
 		if (r < 0)
 			cr_log_errno(r, "cannot write the JSON status: %m");
 	}
@@ -271,9 +275,37 @@ static void deny(struct run_state *s)
 	json_object_put(d);
 }
 
+/* The "started" record, first: a status that stays "started" means corral died (SIGKILL) before
+ * it could write the final one. Where no file can be made beside a destination that exists, the
+ * final record alone is written in place, and the user is told. */
+static int start_status(const struct cr_run_options *o, struct cr_status_dest *d)
+{
+	json_object *st;
+	char msg[512] = "";
+	int r;
+
+	if (!cr_status_replaces(d))
+		return 0;
+	st = cr_status_build_started(cr_driver_native()->name, o->argv, (int)getpid());
+	r = st ? cr_status_put(d, st) : -ENOMEM;
+	json_object_put(st);
+	if (r >= 0)
+		return 0;
+	if (access(o->json_status, F_OK) < 0) {
+		cr_log_error("--json-status '%s': %s", o->json_status, strerror(-r));
+		cr_status_close(d); /* nothing more goes there */
+		return r;
+	}
+	cr_log_warning("--json-status %s: cannot replace it (%s): the final record alone is written in place, with no \"started\" record before it",
+		       o->json_status, strerror(-r));
+	r = cr_status_open_in_place(o->json_status, d, msg, sizeof(msg));
+	if (r < 0)
+		cr_log_error("%s", msg);
+	return r;
+}
+
 /* Options are fully checked (and the status destination opened) before anything starts. */
-static int parse(int argc, char **argv, struct cr_run_options *o, int *status_fd,
-		 bool *status_owned)
+static int parse(int argc, char **argv, struct cr_run_options *o, struct cr_status_dest *d)
 {
 	char msg[512] = "";
 	int r;
@@ -288,18 +320,17 @@ static int parse(int argc, char **argv, struct cr_run_options *o, int *status_fd
 	cr_log_set_level(o->verbose > 0 ? CR_LOG_DEBUG : CR_LOG_WARNING);
 	if (!o->json_status)
 		return 0;
-	*status_fd = cr_status_open(o->json_status, status_owned, msg, sizeof(msg));
-	if (*status_fd < 0) {
+	r = cr_status_open(o->json_status, d, msg, sizeof(msg));
+	if (r < 0) {
 		cr_log_error("%s", msg);
-		return *status_fd;
+		return r;
 	}
-	for (size_t i = 0; i < o->n_keep_fds; i++)
-		if (o->keep_fds[i] == *status_fd) {
-			cr_log_error("--keep-fd %d: that descriptor receives the JSON status",
-				     *status_fd);
+	for (size_t i = 0; d->fd >= 0 && i < o->n_keep_fds; i++)
+		if (o->keep_fds[i] == d->fd) {
+			cr_log_error("--keep-fd %d: that descriptor receives the JSON status", d->fd);
 			return -EINVAL;
 		}
-	return 0;
+	return start_status(o, d);
 }
 
 int cr_run_main(int argc, char **argv)
@@ -308,16 +339,18 @@ int cr_run_main(int argc, char **argv)
 	struct cr_policy policy = {};
 	struct run_state s = { .drv = cr_driver_native() };
 	const struct cr_setup_error *err;
-	bool status_owned = false, denied = false;
-	int status_fd = -1, code, r;
+	struct cr_status_dest dest = CR_STATUS_DEST_INIT;
+	bool denied = false, have_dest;
+	int code, r;
 
-	r = parse(argc, argv, &opts, &status_fd, &status_owned);
+	r = parse(argc, argv, &opts, &dest);
+	have_dest = dest.fd >= 0 || cr_status_replaces(&dest);
 	if (r >= 0 && opts.help) {
 		fputs(cr_run_usage, stdout);
 		cr_run_options_done(&opts);
 		return 0;
 	}
-	if (r < 0 && status_fd >= 0)
+	if (r < 0 && have_dest)
 		record_error(&s, "options", r, "invalid options (see the message on stderr)");
 	if (r >= 0)
 		r = build(&opts, &policy, &s);
@@ -337,10 +370,9 @@ int cr_run_main(int argc, char **argv)
 				: CR_EXIT_SETUP;
 	if (r >= 0 && !denied) /* option errors were reported as they were found */
 		report(&s, err, &policy);
-	if (status_fd >= 0 || s.gate_open)
-		finish(&s, err, code, opts.argv, denied, status_fd);
-	if (status_owned)
-		(void)close(status_fd);
+	if (have_dest || s.gate_open)
+		finish(&s, err, code, opts.argv, denied, have_dest ? &dest : NULL);
+	cr_status_close(&dest);
 	s.run = s.drv->run_free(s.run);
 	if (s.gate_open)
 		cr_gate_done(&s.gate);

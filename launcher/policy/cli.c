@@ -9,6 +9,7 @@
 
 #include "host-pattern.h"
 #include "cli.h"
+#include "secret.h"
 #include "launcher/base/parse-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
@@ -84,6 +85,13 @@ const char cr_run_usage[] =
 	"      --keep-env K      pass K from corral's environment (repeatable; PATH is\n"
 	"                        otherwise the standard one, not corral's)\n"
 	"      --keep-fd N       pass descriptor N (all others above 2 are closed) (repeatable)\n"
+	"      --secret NAME=FILE  set NAME in the command's environment to the contents of\n"
+	"                        FILE (- for the standard input; one trailing newline dropped);\n"
+	"                        the value is in no argv, message, status or ledger (repeatable)\n"
+	"      --secret-file NAME=FILE  show the contents of FILE as /run/secrets/NAME, mode\n"
+	"                        0400, owned by the command's uid, on a private tmpfs (repeatable)\n"
+	"      --env-file FILE   NAME=VALUE lines (# comments), each set in the command's\n"
+	"                        environment like --secret (repeatable)\n"
 	"Resource limits (cgroup v2, else v1, else rlimits; the JSON status says which):\n"
 	"      --memory BYTES    memory cap (K, M, G, T suffixes; max); no swap unless\n"
 	"                        --memory-swap; the OOM killer's kill exits 137;\n"
@@ -137,6 +145,9 @@ enum {
 	OPT_SETENV,
 	OPT_KEEP_ENV,
 	OPT_KEEP_FD,
+	OPT_SECRET,
+	OPT_SECRET_FILE,
+	OPT_ENV_FILE,
 	OPT_TIMEOUT,
 	OPT_KILL_AFTER,
 	OPT_JSON_STATUS,
@@ -173,6 +184,9 @@ static const struct option run_options[] = {
 	{ "setenv", required_argument, NULL, OPT_SETENV },
 	{ "keep-env", required_argument, NULL, OPT_KEEP_ENV },
 	{ "keep-fd", required_argument, NULL, OPT_KEEP_FD },
+	{ "secret", required_argument, NULL, OPT_SECRET },
+	{ "secret-file", required_argument, NULL, OPT_SECRET_FILE },
+	{ "env-file", required_argument, NULL, OPT_ENV_FILE },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "kill-after", required_argument, NULL, OPT_KILL_AFTER },
 	{ "json-status", required_argument, NULL, OPT_JSON_STATUS },
@@ -430,6 +444,25 @@ static int parse_inherit(int c, const char *arg, struct cr_run_options *o, char 
 	}
 }
 
+/* --secret, --secret-file, --env-file: only checked here; cr_policy_build() reads the files. */
+static int parse_secret(int c, const char *arg, struct cr_run_options *o, char *msg, size_t size)
+{
+	int r;
+
+	switch (c) {
+	case OPT_SECRET:
+		r = cr_secret_spec_check("--secret", CR_SECRET_ENV, arg, msg, size);
+		return r < 0 ? r : push(&o->secrets, &o->n_secrets, sizeof(arg), &arg);
+	case OPT_SECRET_FILE:
+		r = cr_secret_spec_check("--secret-file", CR_SECRET_FILE, arg, msg, size);
+		return r < 0 ? r : push(&o->secret_files, &o->n_secret_files, sizeof(arg), &arg);
+	default:
+		if (!*arg)
+			return cr_msg(msg, size, -EINVAL, "--env-file: empty file name");
+		return push(&o->env_files, &o->n_env_files, sizeof(arg), &arg);
+	}
+}
+
 /* --timeout, --kill-after. */
 static int parse_wait(int c, const char *arg, struct cr_run_options *o, char *msg, size_t size)
 {
@@ -477,6 +510,10 @@ static int parse_one(int c, const char *arg, struct cr_run_options *o, char *msg
 	case OPT_KEEP_ENV:
 	case OPT_KEEP_FD:
 		return parse_inherit(c, arg, o, msg, size);
+	case OPT_SECRET:
+	case OPT_SECRET_FILE:
+	case OPT_ENV_FILE:
+		return parse_secret(c, arg, o, msg, size);
 	case OPT_TIMEOUT:
 	case OPT_KILL_AFTER:
 		return parse_wait(c, arg, o, msg, size);

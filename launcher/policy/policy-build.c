@@ -13,6 +13,7 @@
 #include "capability.h"
 #include "request.h"
 #include "env.h"
+#include "secret.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/path-util.h"
@@ -384,11 +385,17 @@ static void apply_profile(const struct cr_run_options *o, const struct cr_profil
 /* Under WSL, WSL_INTEROP and its kin would let the command start Windows programs outside
  * every layer of the sandbox: asking to pass one is refused, not ignored. Only looked at when
  * one is asked for, so that ordinary runs do not read /proc for it. */
-static int check_wsl_env(const struct cr_run_options *o, char *msg, size_t size)
+static int check_wsl_env(const struct cr_run_options *o, const struct cr_policy *p, char *msg,
+			 size_t size)
 {
 	for (size_t i = 0; cr_wsl_interop_env[i]; i++) {
 		size_t n = strlen(cr_wsl_interop_env[i]);
 		const char *opt = NULL;
+
+		for (size_t j = 0; j < p->n_secrets && !opt; j++)
+			if (p->secrets[j].kind == CR_SECRET_ENV &&
+			    strcmp(p->secrets[j].name, cr_wsl_interop_env[i]) == 0)
+				opt = "a secret";
 
 		for (size_t j = 0; j < o->n_keep_env && !opt; j++)
 			if (strcmp(o->keep_env[j], cr_wsl_interop_env[i]) == 0)
@@ -403,6 +410,42 @@ static int check_wsl_env(const struct cr_run_options *o, char *msg, size_t size)
 				      opt, cr_wsl_interop_env[i]);
 	}
 	return 0;
+}
+
+/* The environment: --keep-env, --setenv, then the environment secrets, whose values move from
+ * p->secrets into p->env (and nowhere else). */
+static int build_env(const struct cr_policy_input *in, const struct cr_run_options *o,
+		     struct cr_policy *p)
+{
+	const char **set = calloc(o->n_setenv + p->n_secrets + 1, sizeof(char *));
+	size_t n = o->n_setenv;
+	int r = 0;
+
+	if (!set)
+		return -ENOMEM;
+	for (size_t i = 0; i < o->n_setenv; i++)
+		set[i] = o->setenv[i];
+	for (size_t i = 0; r >= 0 && i < p->n_secrets; i++) {
+		char *kv;
+
+		if (p->secrets[i].kind != CR_SECRET_ENV)
+			continue;
+		if (asprintf(&kv, "%s=%s", p->secrets[i].name, p->secrets[i].value) < 0)
+			r = -ENOMEM;
+		else
+			set[n++] = kv;
+	}
+	if (r >= 0)
+		r = cr_env_build(in->host_env, p->home, o->keep_env, o->n_keep_env, set, n, &p->env);
+	for (size_t i = o->n_setenv; i < n; i++)
+		cr_secret_erase((char *)set[i]);
+	free(set);
+	for (size_t i = 0; r >= 0 && i < p->n_secrets; i++)
+		if (p->secrets[i].kind == CR_SECRET_ENV) {
+			cr_secret_erase(p->secrets[i].value);
+			p->secrets[i].value = NULL;
+		}
+	return r;
 }
 
 static int build_all(const struct cr_policy_input *in, const struct cr_run_options *o,
@@ -429,10 +472,11 @@ static int build_all(const struct cr_policy_input *in, const struct cr_run_optio
 	if (r >= 0)
 		r = build_seccomp(o, p, msg, size);
 	if (r >= 0)
-		r = check_wsl_env(o, msg, size);
+		r = cr_secrets_read(o, &p->secrets, &p->n_secrets, msg, size);
 	if (r >= 0)
-		r = cr_env_build(in->host_env, p->home, o->keep_env, o->n_keep_env, o->setenv,
-				 o->n_setenv, &p->env);
+		r = check_wsl_env(o, p, msg, size);
+	if (r >= 0)
+		r = build_env(in, o, p);
 	return r;
 }
 

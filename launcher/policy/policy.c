@@ -74,6 +74,17 @@ enum cr_seccomp_mode cr_seccomp_mode_from_string(const char *s)
 	return _CR_SECCOMP_INVALID;
 }
 
+void cr_secrets_free(struct cr_secret *s, size_t n)
+{
+	for (size_t i = 0; s && i < n; i++) {
+		free(s[i].name);
+		if (s[i].value)
+			explicit_bzero(s[i].value, strlen(s[i].value));
+		free(s[i].value);
+	}
+	free(s);
+}
+
 void cr_policy_done(struct cr_policy *p)
 {
 	free(p->workspace);
@@ -87,7 +98,10 @@ void cr_policy_done(struct cr_policy *p)
 	free(p->pins);
 	free(p->hostname);
 	strv_freep(&p->allow_hosts);
+	for (char **e = p->env; e && *e; e++)
+		explicit_bzero(*e, strlen(*e));
 	strv_freep(&p->env);
+	cr_secrets_free(p->secrets, p->n_secrets);
 	free(p->keep_fds);
 	free(p->tcp_connect);
 	free(p->tcp_bind);

@@ -12,6 +12,21 @@
 #include "limits.h"
 #include "ports.h"
 
+/* Where --secret-file values appear inside the sandbox: a private, read-only tmpfs. */
+#define CR_SECRETS_DIR "/run/secrets"
+
+enum cr_secret_kind {
+	CR_SECRET_ENV,	/* --secret, --env-file: a variable of the command's environment */
+	CR_SECRET_FILE, /* --secret-file: CR_SECRETS_DIR/NAME, mode 0400, the sandbox's uid's */
+};
+
+/* A value corral read for the command alone (secret.h): only its name is ever shown. */
+struct cr_secret {
+	char *name;
+	char *value; /* NUL-terminated; NULL once the environment holds it */
+	enum cr_secret_kind kind;
+};
+
 enum cr_path_access {
 	CR_PATH_RO,   /* visible, read-only */
 	CR_PATH_RW,   /* visible, writable */
@@ -82,7 +97,10 @@ struct cr_policy {
 	uint32_t uid;	/* host ids the sandbox runs as when corral itself runs as root */
 	uint32_t gid;
 	char *hostname;
-	char **env;	/* the command's whole environment, KEY=VALUE, NULL-terminated */
+	char **env;	/* the command's whole environment, KEY=VALUE, NULL-terminated; holds the
+			 * values of environment secrets: wiped when freed */
+	struct cr_secret *secrets; /* every secret's name; a file secret's value */
+	size_t n_secrets;
 	int stdio[3];	/* with redirect_stdio: descriptors that become the command's 0, 1, 2 */
 	bool redirect_stdio; /* else the command gets corral's own 0, 1, 2 */
 	int *keep_fds;	/* descriptors passed through; every other one above 2 is closed */
@@ -106,6 +124,9 @@ const char *cr_landlock_mode_to_string(enum cr_landlock_mode m);
 enum cr_landlock_mode cr_landlock_mode_from_string(const char *s);
 /* "default", "strict" or "off": the values --seccomp takes ("profile" is not one). */
 enum cr_seccomp_mode cr_seccomp_mode_from_string(const char *s);
+
+/* Wipe and free each entry's value, its name, then @s. Accepts NULL. */
+void cr_secrets_free(struct cr_secret *s, size_t n);
 
 /* Free everything the policy owns and zero it. Accepts an already-empty policy. */
 void cr_policy_done(struct cr_policy *p);

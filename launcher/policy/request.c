@@ -19,6 +19,9 @@ void cr_run_options_done(struct cr_run_options *o)
 	free(o->paths);
 	free(o->setenv);
 	free(o->keep_env);
+	free(o->secrets);
+	free(o->secret_files);
+	free(o->env_files);
 	free(o->keep_fds);
 	free(o->tcp_connect);
 	free(o->tcp_bind);

@@ -42,6 +42,12 @@ struct cr_run_options {
 	size_t n_setenv;
 	const char **keep_env;
 	size_t n_keep_env;
+	const char **secrets;	   /* --secret NAME=FILE, as given (checked by the parser) */
+	size_t n_secrets;
+	const char **secret_files; /* --secret-file NAME=FILE */
+	size_t n_secret_files;
+	const char **env_files;	   /* --env-file FILE */
+	size_t n_env_files;
 	int *keep_fds;
 	size_t n_keep_fds;
 	enum cr_net_mode net;

@@ -12,6 +12,7 @@
 #include "audit.h"
 #include "gate.h"
 #include "launcher/base/log.h"
+#include "launcher/base/parse-util.h"
 #include "launcher/base/macro.h"
 
 static const char *const decision_names[_CR_DECISION_MAX] = {
@@ -170,8 +171,12 @@ static void describe(const struct cr_capability *c, char *buf, size_t size)
 			cr_limit_format(l, c->limit[l], v, sizeof(v));
 			ADD("%s%s %s", n ? "; " : "", cr_limit_option(l), v);
 		}
-	if (c->timeout_ms)
-		ADD("%s--timeout %.3gs", n ? "; " : "", (double)c->timeout_ms / 1000);
+	if (c->timeout_ms) {
+		char t[32];
+
+		cr_format_seconds(c->timeout_ms, t, sizeof(t));
+		ADD("%s--timeout %ss", n ? "; " : "", t);
+	}
 	if (c->unconfined & CR_UNCONFINED_SECCOMP)
 		ADD("%sa weaker seccomp filter", n ? "; " : "");
 	if (c->unconfined & CR_UNCONFINED_LANDLOCK)

@@ -116,7 +116,8 @@ for m in $MODES; do
 		pause "$(printf '0.%06d' "$d")"
 		kill -KILL "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
-		if [ -s "$st" ]; then
+		# A status that is still "started" (written before the sandbox) means corral was killed.
+		if [ -s "$st" ] && ! jq -e '.outcome == "started"' "$st" >/dev/null 2>&1; then
 			after=$((after + 1))
 		elif [ -e "$ws/started" ]; then
 			running=$((running + 1))

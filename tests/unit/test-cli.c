@@ -539,6 +539,37 @@ static void test_parse_seconds_overflow_boundary(void **state)
 	expect_seconds_bad("184467440737095516");
 }
 
+static void expect_format(uint64_t ms, const char *want)
+{
+	char buf[32];
+	uint64_t back = 4242;
+
+	cr_format_seconds(ms, buf, sizeof(buf));
+	assert_string_equal(buf, want);
+	assert_int_equal(cr_parse_seconds(buf, &back), 0);
+	assert_int_equal(back, ms); /* reads back as the same value */
+}
+
+/* Durations print as a user types them: never an exponent (7200 was "7.2e+03"), never a
+ * trailing zero. */
+static void test_format_seconds(void **state)
+{
+	char small[4];
+
+	expect_format(7200000, "7200");
+	expect_format(1500, "1.5");
+	expect_format(1250, "1.25");
+	expect_format(1, "0.001");
+	expect_format(10, "0.01");
+	expect_format(0, "0");
+	expect_format(1000, "1");
+	expect_format(123456789, "123456.789");
+	expect_format(366ull * 24 * 3600 * 1000, "31622400");
+	expect_format(UINT64_MAX, "18446744073709551.615");
+	cr_format_seconds(7200000, small, sizeof(small));
+	assert_string_equal(small, "720"); /* truncated like snprintf */
+}
+
 static void test_parse_uint(void **state)
 {
 	uint64_t v = 7;
@@ -611,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_options_done_zeroes),
 		cmocka_unit_test(test_parse_seconds),
 		cmocka_unit_test(test_parse_seconds_overflow_boundary),
+		cmocka_unit_test(test_format_seconds),
 		cmocka_unit_test(test_parse_uint),
 		cmocka_unit_test(test_usage_texts),
 	};

@@ -817,6 +817,39 @@ static void test_machine_id_hidden(void **state)
 	cr_mount_plan_done(&plan);
 }
 
+/* --secret-file: a tmpfs at /run/secrets, sealed read-only (not writable), then each value as a
+ * 0400 text file in it; an environment secret adds nothing to the plan. */
+static void test_secret_files(void **state)
+{
+	struct cr_secret secrets[] = {
+		{ .name = "TOKEN", .kind = CR_SECRET_ENV },
+		{ .name = "tls.key", .value = "k3y\n", .kind = CR_SECRET_FILE },
+		{ .name = "b", .value = "v", .kind = CR_SECRET_FILE },
+	};
+	struct cr_policy p = make_policy("/srv/ws", "/home/u", NULL, 0);
+	struct cr_mount_plan plan;
+	const struct cr_mount_op *dir, *key, *b;
+
+	plan_build(&p, fake_host, &plan);
+	assert_int_equal(find_op(&plan, CR_MOUNT_TMPFS, CR_SECRETS_DIR), -1); /* none: no tmpfs */
+	cr_mount_plan_done(&plan);
+
+	p.secrets = secrets;
+	p.n_secrets = sizeof(secrets) / sizeof(secrets[0]);
+	plan_build(&p, fake_host, &plan);
+	dir = must_find(&plan, CR_MOUNT_TMPFS, "/run/secrets");
+	key = must_find(&plan, CR_MOUNT_TEXT, "/run/secrets/tls.key");
+	b = must_find(&plan, CR_MOUNT_TEXT, "/run/secrets/b");
+	assert_true(dir < key && key < b);
+	assert_int_equal(dir->mode, 0500);
+	assert_int_equal(dir->flags, CR_MNT_SECRET); /* not writable: sealed */
+	assert_int_equal(key->mode, 0400);
+	assert_int_equal(key->flags, CR_MNT_FILE | CR_MNT_SECRET);
+	assert_string_equal(key->src, "k3y\n");
+	assert_int_equal(find_op(&plan, CR_MOUNT_TEXT, "/run/secrets/TOKEN"), -1);
+	cr_mount_plan_done(&plan);
+}
+
 static void test_kind_names(void **state)
 {
 	assert_string_equal(cr_mount_kind_to_string(CR_MOUNT_BIND), "bind");
@@ -1007,6 +1040,7 @@ int main(void)
 		cmocka_unit_test(test_machine_id_none),
 		cmocka_unit_test(test_machine_id_var_shown),
 		cmocka_unit_test(test_machine_id_hidden),
+		cmocka_unit_test(test_secret_files),
 		cmocka_unit_test(test_kind_names),
 		cmocka_unit_test(test_real_host_view),
 		cmocka_unit_test(test_tmpfs_ram),

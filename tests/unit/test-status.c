@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -359,22 +360,26 @@ static int dir_teardown(void **state)
 
 static void test_open_fd(void **state)
 {
+	struct cr_status_dest d;
 	char dest[32], msg[256] = "";
-	bool owned = true;
 	int p[2];
 
 	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
 	(void)snprintf(dest, sizeof(dest), "fd:%d", p[1]);
-	assert_int_equal(cr_status_open(dest, &owned, msg, sizeof(msg)), p[1]);
-	assert_false(owned);
+	assert_int_equal(cr_status_open(dest, &d, msg, sizeof(msg)), 0);
+	assert_int_equal(d.fd, p[1]);
+	assert_false(d.owned);
+	assert_false(cr_status_replaces(&d)); /* the final record alone */
+	cr_status_close(&d);
+	assert_int_equal(fcntl(p[1], F_GETFD) >= 0, 1); /* not corral's to close */
 	(void)close(p[0]);
 	(void)close(p[1]);
 }
 
 static void test_open_fd_closed(void **state)
 {
+	struct cr_status_dest d;
 	char dest[32], num[16], msg[256] = "";
-	bool owned = true;
 	int fd;
 
 	fd = dup(2);
@@ -382,82 +387,141 @@ static void test_open_fd_closed(void **state)
 	assert_int_equal(close(fd), 0);
 	(void)snprintf(dest, sizeof(dest), "fd:%d", fd);
 	(void)snprintf(num, sizeof(num), "%d", fd);
-	assert_int_equal(cr_status_open(dest, &owned, msg, sizeof(msg)), -EBADF);
+	assert_int_equal(cr_status_open(dest, &d, msg, sizeof(msg)), -EBADF);
 	assert_non_null(strstr(msg, "--json-status"));
 	assert_non_null(strstr(msg, num));
-	assert_true(owned); /* untouched on failure */
+	cr_status_close(&d);
 }
 
 static void test_open_fd_garbage(void **state)
 {
 	static const char *const bad[] = { "fd:", "fd:x", "fd:-1", "fd:1x", "fd: 1",
 					   "fd:99999999999999999999" };
+	struct cr_status_dest d;
 	char msg[256];
-	bool owned = true;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		msg[0] = '\0';
-		assert_int_equal(cr_status_open(bad[i], &owned, msg, sizeof(msg)), -EINVAL);
+		assert_int_equal(cr_status_open(bad[i], &d, msg, sizeof(msg)), -EINVAL);
 		assert_non_null(strstr(msg, "--json-status"));
 		assert_non_null(strstr(msg, bad[i]));
 	}
-	assert_true(owned);
 	msg[0] = '\0';
-	assert_int_equal(cr_status_open("", &owned, msg, sizeof(msg)), -EINVAL);
+	assert_int_equal(cr_status_open("", &d, msg, sizeof(msg)), -EINVAL);
 	assert_non_null(strstr(msg, "--json-status"));
 }
 
-static void test_open_file_created(void **state)
+static json_object *read_status(const char *path)
 {
-	struct dir_fixture *f = *state;
-	char path[PATH_MAX + 16], msg[256] = "";
-	bool owned = false;
-	struct stat st;
-	int fd;
+	char buf[8192];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	(void)snprintf(path, sizeof(path), "%s/status.json", f->dir);
-	fd = cr_status_open(path, &owned, msg, sizeof(msg));
-	assert_true(fd > 2);
-	assert_true(owned);
-	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
-	assert_int_equal(fstat(fd, &st), 0);
-	assert_true(S_ISREG(st.st_mode));
-	assert_int_equal(stat(path, &st), 0);
-	assert_int_equal(st.st_size, 0);
+	assert_true(fd >= 0);
+	n = read(fd, buf, sizeof(buf) - 1);
 	(void)close(fd);
+	assert_true(n > 1);
+	buf[n] = '\0';
+	assert_ptr_equal(strchr(buf, '\n'), &buf[n - 1]); /* one line */
+	return json_tokener_parse(buf);
 }
 
-static void test_open_file_truncated(void **state)
+/* Nothing is created until a record is written; each record then replaces the file whole. */
+static void test_open_file_replaced(void **state)
 {
 	struct dir_fixture *f = *state;
+	struct cr_outcome out = { .kind = CR_OUTCOME_EXITED, .status = 3 };
+	char *argv[] = { "make", "-j2", NULL };
+	struct cr_status s = { .driver = "linux", .argv = argv, .outcome = &out, .exit_code = 3 };
 	char path[PATH_MAX + 16], msg[256] = "";
-	bool owned = false;
+	struct cr_status_dest d;
+	json_object *st, *j;
+	struct stat before, after;
+	DIR *dir;
+	struct dirent *e;
+	int n = 0;
+
+	(void)snprintf(path, sizeof(path), "%s/status.json", f->dir);
+	assert_int_equal(cr_status_open(path, &d, msg, sizeof(msg)), 0);
+	assert_true(cr_status_replaces(&d));
+	assert_int_equal(d.fd, -1);
+	assert_true(fcntl(d.dir_fd, F_GETFD) & FD_CLOEXEC);
+
+	st = cr_status_build_started("linux", argv, 4242);
+	assert_non_null(st);
+	assert_int_equal(cr_status_put(&d, st), 0);
+	json_object_put(st);
+	j = read_status(path);
+	assert_non_null(j);
+	assert_string_equal(get_str(j, "outcome"), "started");
+	assert_int_equal(get_int(j, "pid"), 4242);
+	assert_string_equal(get_str(j, "driver"), "linux");
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(
+				    get(j, "command", json_type_array), 1)), "-j2");
+	assert_int_equal(get_int(j, "version"), CR_STATUS_VERSION);
+	json_object_put(j);
+	assert_int_equal(stat(path, &before), 0);
+
+	st = cr_status_build(&s);
+	assert_int_equal(cr_status_put(&d, st), 0);
+	json_object_put(st);
+	cr_status_close(&d);
+	assert_int_equal(stat(path, &after), 0);
+	assert_true(before.st_ino != after.st_ino); /* a new file, renamed over the old one */
+	j = read_status(path);
+	assert_string_equal(get_str(j, "outcome"), "exited");
+	assert_int_equal(get_int(j, "exit_code"), 3);
+	json_object_put(j);
+
+	/* No temporary file is left beside it. */
+	dir = opendir(f->dir);
+	assert_non_null(dir);
+	while ((e = readdir(dir)))
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	(void)closedir(dir);
+	assert_int_equal(n, 1);
+}
+
+/* A symlink's target is replaced, the link stays; /dev paths and non-regular files are
+ * written in place. */
+static void test_open_symlink_and_in_place(void **state)
+{
+	struct dir_fixture *f = *state;
+	char target[PATH_MAX + 16], link[PATH_MAX + 16], msg[256] = "";
+	struct cr_status_dest d;
 	struct stat st;
-	int fd;
 
-	(void)snprintf(path, sizeof(path), "%s/old.json", f->dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, "old contents, long\n", 19), 19);
-	(void)close(fd);
+	(void)snprintf(target, sizeof(target), "%s/real.json", f->dir);
+	(void)snprintf(link, sizeof(link), "%s/link.json", f->dir);
+	assert_int_equal(symlink(target, link), 0);
+	/* Dangling: the target is made through the link, in place, as before. */
+	assert_int_equal(cr_status_open(link, &d, msg, sizeof(msg)), 0);
+	assert_false(cr_status_replaces(&d));
+	assert_int_equal(lstat(target, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	cr_status_close(&d);
+	assert_int_equal(cr_status_open(link, &d, msg, sizeof(msg)), 0);
+	assert_true(cr_status_replaces(&d));
+	assert_string_equal(d.name, "real.json");
+	cr_status_close(&d);
 
-	fd = cr_status_open(path, &owned, msg, sizeof(msg));
-	assert_true(fd >= 0);
-	assert_true(owned);
-	assert_int_equal(fstat(fd, &st), 0);
-	assert_int_equal(st.st_size, 0);
-	(void)close(fd);
+	assert_int_equal(cr_status_open("/dev/null", &d, msg, sizeof(msg)), 0);
+	assert_false(cr_status_replaces(&d));
+	assert_true(d.fd > 2 && d.owned);
+	assert_int_equal(fstat(d.fd, &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	cr_status_close(&d);
 }
 
 static void test_open_unwritable(void **state)
 {
 	struct dir_fixture *f = *state;
 	char path[PATH_MAX + 32], msg[256];
-	bool owned = true;
+	struct cr_status_dest d;
 
 	/* A directory: not writable as a file, even by root. */
 	msg[0] = '\0';
-	assert_int_equal(cr_status_open(f->dir, &owned, msg, sizeof(msg)), -EISDIR);
+	assert_int_equal(cr_status_open(f->dir, &d, msg, sizeof(msg)), -EISDIR);
 	assert_non_null(strstr(msg, "--json-status"));
 	assert_non_null(strstr(msg, f->dir));
 	assert_non_null(strstr(msg, strerror(EISDIR)));
@@ -465,10 +529,10 @@ static void test_open_unwritable(void **state)
 	/* A missing parent directory. */
 	(void)snprintf(path, sizeof(path), "%s/no/such/dir/status.json", f->dir);
 	msg[0] = '\0';
-	assert_int_equal(cr_status_open(path, &owned, msg, sizeof(msg)), -ENOENT);
+	assert_int_equal(cr_status_open(path, &d, msg, sizeof(msg)), -ENOENT);
 	assert_non_null(strstr(msg, path));
 	assert_non_null(strstr(msg, strerror(ENOENT)));
-	assert_true(owned);
+	assert_int_equal(d.dir_fd, -1);
 }
 
 static void test_write_one_line(void **state)
@@ -486,18 +550,17 @@ static void test_write_one_line(void **state)
 		.exit_code = 126,
 	};
 	char path[PATH_MAX + 16], msg[256], buf[8192];
+	struct cr_status_dest d;
 	json_object *st, *j;
-	bool owned;
 	ssize_t n;
 	int fd;
 
 	(void)snprintf(path, sizeof(path), "%s/status.json", f->dir);
-	fd = cr_status_open(path, &owned, msg, sizeof(msg));
-	assert_true(fd >= 0);
+	assert_int_equal(cr_status_open(path, &d, msg, sizeof(msg)), 0);
 	st = cr_status_build(&s);
 	assert_non_null(st);
-	assert_int_equal(cr_status_write(st, fd), 0);
-	(void)close(fd);
+	assert_int_equal(cr_status_put(&d, st), 0);
+	cr_status_close(&d);
 	json_object_put(st);
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -578,8 +641,8 @@ int main(void)
 		cmocka_unit_test(test_open_fd),
 		cmocka_unit_test(test_open_fd_closed),
 		cmocka_unit_test(test_open_fd_garbage),
-		D(test_open_file_created),
-		D(test_open_file_truncated),
+		D(test_open_file_replaced),
+		D(test_open_symlink_and_in_place),
 		D(test_open_unwritable),
 		D(test_write_one_line),
 		cmocka_unit_test(test_write_to_pipe_and_bad_fd),
