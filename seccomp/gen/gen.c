@@ -12,7 +12,7 @@
 #include "launcher/base/macro.h"
 #include "seccomp/seccomp-internal.h"
 
-static const char *const profiles[] = { "default", "strict", "spawn" };
+static const char *const profiles[] = { "default", "strict", "spawn", "setid" };
 static const char *const gen_arches[] = { "x86_64", "aarch64" };
 
 /* One line of readable assembly for an instruction, as a comment beside it. */
