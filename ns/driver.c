@@ -60,6 +60,7 @@ struct cr_run {
 	struct cr_degraded *degraded; /* --allow-degraded, and clone could not make namespaces */
 	struct cr_proxy *proxy; /* allow_hosts: the proxy, and the policy the sandbox runs with */
 	enum cr_tmpfs_basis tmpfs_basis; /* what sized the plan's writable tmpfs mounts */
+	struct cr_idmap_helpers idmap_helpers; /* made the idmapped mounts' user namespaces */
 };
 
 static const struct {
@@ -226,6 +227,8 @@ static int prepare_landlock(struct cr_run *run, struct cr_setup_error *err)
 	return r;
 }
 
+static double now_ms_f(void);
+
 static bool userns_refused(int r)
 {
 	return r == -EPERM || r == -ENOSPC || r == -EACCES || r == -EINVAL;
@@ -238,12 +241,14 @@ static int prepare_idmapped(struct cr_run *run, struct cr_seccomp *seccomp,
 {
 	const struct cr_mount_plan *plan = &run->ctx.plan;
 	char msg[512] = "";
+	double t0 = now_ms_f();
 	size_t n = 0;
 	int r;
 
 	if (getuid() != 0)
 		return 0;
-	r = cr_idmap_plan(&run->ctx.plan, &run->ctx.idmap, &n, msg, sizeof(msg));
+	r = cr_idmap_plan(&run->ctx.plan, &run->ctx.idmap, &run->idmap_helpers, &n, msg,
+			  sizeof(msg));
 	if (r < 0 && userns_refused(r) && run->policy->allow_degraded) {
 		/* Degraded mode, if it comes to that, has no mounts to idmap: say so, go on. */
 		cr_log_warning("%s; going on without idmapped mounts (--allow-degraded)", msg);
@@ -265,6 +270,8 @@ static int prepare_idmapped(struct cr_run *run, struct cr_seccomp *seccomp,
 			cr_debug("idmapped %s: host uid %u gid %u (its owner) is the sandbox's %u/%u there",
 				 plan->ops[i].dst, plan->ops[i].owner_uid, plan->ops[i].owner_gid,
 				 run->ctx.idmap.outside_uid, run->ctx.idmap.outside_gid);
+	if (n > 0)
+		cr_debug("idmapped mounts (user namespaces, trees): %.3f ms", now_ms_f() - t0);
 	return 0;
 }
 
@@ -346,11 +353,13 @@ static int linux_prepare(const struct cr_policy *p, struct cr_run **ret,
 		r = prepare_landlock(run, err);
 	if (r < 0) {
 		cr_mount_plan_done(&run->ctx.plan);
+		cr_idmap_reap(&run->idmap_helpers);
 		return r;
 	}
 	r = prepare_limits(run, err);
 	if (r < 0) {
 		cr_mount_plan_done(&run->ctx.plan);
+		cr_idmap_reap(&run->idmap_helpers);
 		cr_landlock_plan_done(&run->ctx.landlock);
 		return r;
 	}
@@ -853,6 +862,7 @@ static struct cr_run *linux_run_free(struct cr_run *run)
 		cr_debug("cgroup teardown (kill, rmdir): %.3f ms", now_ms_f() - t0);
 	}
 	cr_mount_plan_done(&run->ctx.plan);
+	cr_idmap_reap(&run->idmap_helpers);
 	cr_landlock_plan_done(&run->ctx.landlock);
 	cr_seccomp_free(run->seccomp);
 	/* The sandbox is gone: cut what the proxy still relays, join its thread. Last: run->policy

@@ -80,7 +80,7 @@ int cr_idmap_write(pid_t pid, const struct cr_idmap *map, const char **ret_file)
 	return 0;
 }
 
-int cr_idmap_userns_fd(const struct cr_idmap *map, int *ret_fd)
+int cr_idmap_userns_fd(const struct cr_idmap *map, int *ret_fd, pid_t *ret_pid)
 {
 	const char *file;
 	char path[64];
@@ -95,17 +95,26 @@ int cr_idmap_userns_fd(const struct cr_idmap *map, int *ret_fd)
 	if (pid == 0)
 		for (;;)
 			(void)pause();
+	*ret_pid = pid;
 	r = cr_idmap_write(pid, map, &file);
 	(void)snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
 	fd = r < 0 ? r : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 && r >= 0)
 		r = negative_errno();
+	/* Reaped later (cr_idmap_reap()): waiting for its exit here, the namespace's teardown
+	 * included, cost up to 3 ms of the run's start on a busy host. */
 	(void)kill(pid, SIGKILL);
-	(void)waitpid(pid, NULL, 0);
 	if (r < 0)
 		return r;
 	*ret_fd = fd;
 	return 0;
+}
+
+void cr_idmap_reap(struct cr_idmap_helpers *h)
+{
+	for (size_t i = 0; i < h->n; i++)
+		(void)waitpid(h->pids[i], NULL, 0);
+	h->n = 0;
 }
 
 int cr_idmap_mount_tree(int src_fd, int userns_fd, int *ret_tree)
@@ -157,10 +166,11 @@ struct owner_ns {
 
 /* The user namespace that maps @uid/@gid to the sandbox's host ids: one per owner and run. */
 static int owner_userns(struct owner_ns *cache, size_t *n, size_t max, uint32_t uid, uint32_t gid,
-			const struct cr_idmap *sandbox)
+			const struct cr_idmap *sandbox, struct cr_idmap_helpers *helpers)
 {
 	struct cr_idmap map = { .inside_uid = uid, .outside_uid = sandbox->outside_uid,
 				.inside_gid = gid, .outside_gid = sandbox->outside_gid };
+	pid_t pid = 0;
 	int fd, r;
 
 	for (size_t i = 0; i < *n; i++)
@@ -168,7 +178,9 @@ static int owner_userns(struct owner_ns *cache, size_t *n, size_t max, uint32_t 
 			return cache[i].fd;
 	if (*n == max)
 		return -E2BIG;
-	r = cr_idmap_userns_fd(&map, &fd);
+	r = cr_idmap_userns_fd(&map, &fd, &pid);
+	if (pid > 0) /* max is at most CR_IDMAP_MAX_OWNERS: room for each one's pid */
+		helpers->pids[helpers->n++] = pid;
 	if (r < 0)
 		return r;
 	cache[(*n)++] = (struct owner_ns){ uid, gid, fd };
@@ -179,7 +191,7 @@ static int owner_userns(struct owner_ns *cache, size_t *n, size_t max, uint32_t 
  * path's owner. */
 static int idmap_one(struct cr_mount_op *op, const struct cr_mount_op *encl,
 		     const struct cr_idmap *sandbox, struct owner_ns *cache, size_t *n_cache,
-		     size_t max, char *msg, size_t size)
+		     size_t max, struct cr_idmap_helpers *helpers, char *msg, size_t size)
 {
 	_cleanup_close_ int src = -EBADF;
 	struct stat st;
@@ -200,7 +212,7 @@ static int idmap_one(struct cr_mount_op *op, const struct cr_mount_op *encl,
 	} else if (st.st_uid == sandbox->outside_uid) {
 		return 0; /* the sandbox owns it already: a plain bind */
 	}
-	userns = owner_userns(cache, n_cache, max, st.st_uid, st.st_gid, sandbox);
+	userns = owner_userns(cache, n_cache, max, st.st_uid, st.st_gid, sandbox, helpers);
 	if (userns < 0) {
 		(void)snprintf(msg, size, "cannot make the user namespace that idmaps %s: %s",
 			       op->src, userns == -E2BIG ? "too many owners" : strerror(-userns));
@@ -242,10 +254,10 @@ static const struct cr_mount_op *enclosing(const struct cr_mount_plan *plan, siz
 	return NULL;
 }
 
-int cr_idmap_plan(struct cr_mount_plan *plan, const struct cr_idmap *sandbox, size_t *ret_n,
-		  char *msg, size_t size)
+int cr_idmap_plan(struct cr_mount_plan *plan, const struct cr_idmap *sandbox,
+		  struct cr_idmap_helpers *helpers, size_t *ret_n, char *msg, size_t size)
 {
-	struct owner_ns cache[16];
+	struct owner_ns cache[CR_IDMAP_MAX_OWNERS];
 	size_t n_cache = 0, n = 0;
 	int r = 0;
 
@@ -262,7 +274,8 @@ int cr_idmap_plan(struct cr_mount_plan *plan, const struct cr_idmap *sandbox, si
 			if (!encl || !(encl->flags & CR_MNT_IDMAPPED))
 				continue;
 		}
-		r = idmap_one(op, encl, sandbox, cache, &n_cache, ELEMENTSOF(cache), msg, size);
+		r = idmap_one(op, encl, sandbox, cache, &n_cache, ELEMENTSOF(cache), helpers, msg,
+			      size);
 		n += r >= 0 && (op->flags & CR_MNT_IDMAPPED);
 	}
 	for (size_t i = 0; i < n_cache; i++)

@@ -26,10 +26,21 @@ int cr_idmap_format(uint32_t inside, uint32_t outside, char *buf, size_t size);
  * @ret_file names the file that was refused. */
 int cr_idmap_write(pid_t pid, const struct cr_idmap *map, const char **ret_file);
 
+/* The distinct owners one run idmaps at most, and the helper processes that made their user
+ * namespaces, killed but not yet reaped. */
+#define CR_IDMAP_MAX_OWNERS 16
+struct cr_idmap_helpers {
+	pid_t pids[CR_IDMAP_MAX_OWNERS];
+	size_t n;
+};
+
 /* A user namespace whose uid and gid maps are those of @map (inside -> outside), as a descriptor
- * for MOUNT_ATTR_IDMAP. Made by a short-lived child of the caller, which needs CAP_SETUID and
- * CAP_SETGID (root). 0 or -errno. */
-int cr_idmap_userns_fd(const struct cr_idmap *map, int *ret_fd);
+ * for MOUNT_ATTR_IDMAP. Made by a child of the caller (which needs CAP_SETUID and CAP_SETGID:
+ * root), killed once the descriptor is open: *ret_pid, set whenever the child was made, is for
+ * cr_idmap_reap(), off the run's start. 0 or -errno. */
+int cr_idmap_userns_fd(const struct cr_idmap *map, int *ret_fd, pid_t *ret_pid);
+/* Wait for the helpers of @h (killed already) and forget them. */
+void cr_idmap_reap(struct cr_idmap_helpers *h);
 
 /* A detached copy of the tree at @src_fd (with its submounts), idmapped through the user
  * namespace @userns_fd, nosuid and nodev, ready for move_mount(). Needs CAP_SYS_ADMIN over the
@@ -41,6 +52,7 @@ int cr_idmap_mount_tree(int src_fd, int userns_fd, int *ret_tree);
  * gid are the sandbox's (@sandbox's outside ids): the sandbox writes there as the owner, and
  * what it creates belongs on the host to the owner. Files of any other owner there are unmapped
  * (the overflow id inside, never writable as their owner). *ret_n: how many. 0, or -errno with a
- * reason in @msg (-EINVAL: a file system that cannot be idmapped, with the fix). */
-int cr_idmap_plan(struct cr_mount_plan *plan, const struct cr_idmap *sandbox, size_t *ret_n,
-		  char *msg, size_t size);
+ * reason in @msg (-EINVAL: a file system that cannot be idmapped, with the fix). The processes
+ * that made the user namespaces are added to @helpers, to be reaped with cr_idmap_reap(). */
+int cr_idmap_plan(struct cr_mount_plan *plan, const struct cr_idmap *sandbox,
+		  struct cr_idmap_helpers *helpers, size_t *ret_n, char *msg, size_t size);
