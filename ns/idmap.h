@@ -36,9 +36,10 @@ struct cr_idmap_helpers {
 
 /* A user namespace whose uid and gid maps are those of @map (inside -> outside), as a descriptor
  * for MOUNT_ATTR_IDMAP. Made by a child of the caller (which needs CAP_SETUID and CAP_SETGID:
- * root), killed once the descriptor is open: *ret_pid, set whenever the child was made, is for
+ * root) on the stack @slot (below CR_IDMAP_MAX_OWNERS: one per user namespace of a run), killed
+ * once the descriptor is open: *ret_pid, set whenever the child was made, is for
  * cr_idmap_reap(), off the run's start. 0 or -errno. */
-int cr_idmap_userns_fd(const struct cr_idmap *map, int *ret_fd, pid_t *ret_pid);
+int cr_idmap_userns_fd(const struct cr_idmap *map, unsigned slot, int *ret_fd, pid_t *ret_pid);
 /* Wait for the helpers of @h (killed already) and forget them. */
 void cr_idmap_reap(struct cr_idmap_helpers *h);
 
