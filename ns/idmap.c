@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "idmap.h"
+#include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/path-open.h"
 #include "launcher/base/path-util.h"
@@ -253,6 +254,18 @@ static int idmap_one(struct cr_mount_op *op, const struct cr_mount_op *encl,
 	return 0;
 }
 
+/* The host's system directories (but /opt, where checkouts live), what is in them and what holds
+ * them: --rw /etc as root stays a plain bind, where root's files are not the sandbox's. */
+static bool system_path(const char *path)
+{
+	for (size_t i = 0; cr_mount_plan_system_dirs[i]; i++)
+		if (strcmp(cr_mount_plan_system_dirs[i], "/opt") != 0 &&
+		    (cr_path_is_within(path, cr_mount_plan_system_dirs[i]) ||
+		     cr_path_is_within(cr_mount_plan_system_dirs[i], path)))
+			return true;
+	return false;
+}
+
 /* The innermost writable bind, not a pin, that holds ops[@i]: the plan is parent-first. */
 static const struct cr_mount_op *enclosing(const struct cr_mount_plan *plan, size_t i)
 {
@@ -281,6 +294,11 @@ int cr_idmap_plan(struct cr_mount_plan *plan, const struct cr_idmap *sandbox,
 
 		if (op->kind != CR_MOUNT_BIND || !(op->flags & CR_MNT_WRITABLE))
 			continue;
+		if (system_path(op->src)) {
+			cr_debug("not idmapped: %s is a system directory, in one or above one",
+				 op->src);
+			continue;
+		}
 		/* A pin (a directory bound onto itself inside a writable path, to hold corral's
 		 * files in place) is what its path is around it: idmapped as that path is, or not. */
 		if (op->flags & CR_MNT_PIN) {

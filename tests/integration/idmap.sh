@@ -136,6 +136,19 @@ for mode in $MODES; do
 	res "root: corral's files in root's idmapped checkout: no profile planted, its directories not moved; the next run still has only lo; control: the checkout is written" \
 		plant='!0' mv='!0' mvc='!0' control=0 planted=0 net=1 RC=0
 
+	# A system directory given --rw is not idmapped: root's files there stay closed to the
+	# sandbox (EACCES), as without the idmap. Control: the workspace is written.
+	job=$(project)
+	victim=/etc/corral-idmap-test-$$
+	sb root "$job" --rw /etc --json-status "$CR_TMP/etc.json" -- sh -c '
+		"$0" write "$1"; echo etc_write=$?
+		echo w > control; echo control=$?' "$PROBE" "$victim"
+	OUT+=$'\n'"created=$([ -e "$victim" ] && echo 1 || echo 0)"
+	rm -f "$victim"
+	OUT+=$'\n'"idmapped=$(json "$CR_TMP/etc.json" '[m["path"] for m in s["enforced"]["idmapped"]]')"
+	res "root: --rw /etc is not idmapped (a system directory): root's files there stay closed (EACCES); control: the workspace is" \
+		etc_write=$EACCES control=0 created=0 "idmapped=['$job']" RC=0
+
 	# -v says what is idmapped.
 	job=$(project)
 	sb root "$job" -v -- true
