@@ -95,6 +95,8 @@ for mode in $MODES; do
 		"$0" write third; echo third_probe=$?
 		chown 65534 third 2>/dev/null; echo third_chown=$?
 		chmod 0666 third 2>/dev/null; echo third_chmod=$?
+		rm -f third 2>/dev/null; echo third_rm=$?
+		mv third moved 2>/dev/null; echo third_mv=$?
 		echo mine > mine; echo control=$?
 		chmod u+s mine 2>/dev/null; echo chmod_suid=$?
 		chmod g+s mine 2>/dev/null; echo chmod_sgid=$?
@@ -108,9 +110,9 @@ for mode in $MODES; do
 	OUT+=$'\n'"host_third=$(stat -c %u:%g:%a "$job/third")"
 	OUT+=$'\n'"host_setid=$(find "$job" -perm /6000 | wc -l)"
 	OUT+=$'\n'"host_mine=$(stat -c %u:%a "$job/mine" 2>&1)"
-	res "root: a third user's file shows as the overflow id and cannot be written, chowned or chmodded; set-id bits cannot be set (chmod, open, mknod): nothing set-id on the host; --ro and /etc stay read-only; the workspace is nosuid, nodev, idmapped; control: the command writes it" \
+	res "root: a third user's file shows as the overflow id and cannot be written, chowned, chmodded, removed or renamed; set-id bits cannot be set (chmod, open, mknod): nothing set-id on the host; --ro and /etc stay read-only; the workspace is nosuid, nodev, idmapped; control: the command writes it" \
 		third_owner=65534:65534 third_write='!0' third_probe=$EACCES third_chown='!0' \
-		third_chmod='!0' control=0 chmod_suid='!0' chmod_sgid='!0' chmod_plain=0 \
+		third_chmod='!0' third_rm='!0' third_mv='!0' control=0 chmod_suid='!0' chmod_sgid='!0' chmod_plain=0 \
 		open_suid='!0' mknod_suid='!0' cp_suid='!0' ro_write=$EROFS etc_write=$EROFS \
 		mount_opts=1 host_third=4321:4321:644 host_setid=0 host_mine=0:755 RC=0
 	[ -e "$job/created" ] && not_ok "root: open with mode 04755 made no file" ||
