@@ -60,6 +60,7 @@ struct cr_run {
 	struct cr_degraded *degraded; /* --allow-degraded, and clone could not make namespaces */
 	struct cr_proxy *proxy; /* allow_hosts: the proxy, and the policy the sandbox runs with */
 	enum cr_tmpfs_basis tmpfs_basis; /* what sized the plan's writable tmpfs mounts */
+	struct cr_idmap_helpers idmap_helpers; /* made the idmapped mounts' user namespaces */
 };
 
 static const struct {
@@ -124,11 +125,21 @@ static int check_policy(const struct cr_policy *p, struct cr_setup_error *err)
 	return 0;
 }
 
-static void warn_unwritable_workspace(const struct cr_policy *p, const struct cr_idmap *m)
+static bool idmapped(const struct cr_mount_plan *plan, const char *dst)
+{
+	for (size_t i = 0; i < plan->n_ops; i++)
+		if ((plan->ops[i].flags & CR_MNT_IDMAPPED) && strcmp(plan->ops[i].dst, dst) == 0)
+			return true;
+	return false;
+}
+
+static void warn_unwritable_workspace(const struct cr_policy *p, const struct cr_idmap *m,
+				      const struct cr_mount_plan *plan)
 {
 	struct stat st;
 
-	if (getuid() != 0 || p->workspace_ro || stat(p->workspace, &st) < 0)
+	if (getuid() != 0 || p->workspace_ro || idmapped(plan, p->workspace) ||
+	    stat(p->workspace, &st) < 0)
 		return;
 	if ((st.st_uid == m->outside_uid && (st.st_mode & S_IWUSR)) ||
 	    (st.st_gid == m->outside_gid && (st.st_mode & S_IWGRP)) || (st.st_mode & S_IWOTH))
@@ -218,6 +229,54 @@ static int prepare_landlock(struct cr_run *run, struct cr_setup_error *err)
 	return r;
 }
 
+static double now_ms_f(void);
+
+static bool userns_refused(int r)
+{
+	return r == -EPERM || r == -ENOSPC || r == -EACCES || r == -EINVAL;
+}
+
+/* Root's run: the writable binds other host users own become idmapped trees (ns/idmap.h), and the
+ * command gets the filter that refuses set-id bits, which would be the owner's there. */
+static int prepare_idmapped(struct cr_run *run, struct cr_seccomp *seccomp,
+			    struct cr_setup_error *err)
+{
+	const struct cr_mount_plan *plan = &run->ctx.plan;
+	char msg[512] = "";
+	double t0 = now_ms_f();
+	size_t n = 0;
+	int r;
+
+	if (getuid() != 0)
+		return 0;
+	r = cr_idmap_plan(&run->ctx.plan, &run->ctx.idmap, &run->idmap_helpers, &n, msg,
+			  sizeof(msg));
+	if (r < 0 && userns_refused(r) && run->policy->allow_degraded) {
+		/* Degraded mode, if it comes to that, has no mounts to idmap: say so, go on. */
+		cr_log_warning("%s; going on without idmapped mounts (--allow-degraded)", msg);
+		for (size_t i = 0; i < plan->n_ops; i++)
+			if (plan->ops[i].flags & CR_MNT_IDMAPPED) {
+				closep(&run->ctx.plan.ops[i].src_fd);
+				run->ctx.plan.ops[i].flags &= ~(unsigned)CR_MNT_IDMAPPED;
+			}
+		return 0;
+	}
+	if (r >= 0 && n > 0)
+		r = cr_seccomp_add_setid(seccomp, msg, sizeof(msg));
+	if (r < 0) {
+		set_error(err, CR_STAGE_MOUNTS, -r, "%s", msg[0] ? msg : strerror(-r));
+		return r;
+	}
+	for (size_t i = 0; i < plan->n_ops; i++)
+		if (plan->ops[i].flags & CR_MNT_IDMAPPED)
+			cr_debug("idmapped %s: host uid %u gid %u (its owner) is the sandbox's %u/%u there",
+				 plan->ops[i].dst, plan->ops[i].owner_uid, plan->ops[i].owner_gid,
+				 run->ctx.idmap.outside_uid, run->ctx.idmap.outside_gid);
+	if (n > 0)
+		cr_debug("idmapped mounts (user namespaces, trees): %.3f ms", now_ms_f() - t0);
+	return 0;
+}
+
 /* The syscall filter, ready before clone: a built-in program, or a profile compiled (or taken
  * from the cache) here, in corral's own process, never in the sandbox. */
 static int prepare_seccomp(const struct cr_policy *p, struct cr_seccomp **ret,
@@ -292,25 +351,30 @@ static int linux_prepare(const struct cr_policy *p, struct cr_run **ret,
 	r = cr_mount_plan_build(p, &cr_host_view_real, &run->ctx.plan);
 	if (r < 0)
 		return r;
-	r = prepare_landlock(run, err);
+	r = prepare_idmapped(run, seccomp, err);
+	if (r >= 0)
+		r = prepare_landlock(run, err);
 	if (r < 0) {
 		cr_mount_plan_done(&run->ctx.plan);
+		cr_idmap_reap(&run->idmap_helpers);
 		return r;
 	}
 	r = prepare_limits(run, err);
 	if (r < 0) {
 		cr_mount_plan_done(&run->ctx.plan);
+		cr_idmap_reap(&run->idmap_helpers);
 		cr_landlock_plan_done(&run->ctx.landlock);
 		return r;
 	}
-	warn_unwritable_workspace(p, &run->ctx.idmap);
+	warn_unwritable_workspace(p, &run->ctx.idmap, &run->ctx.plan);
 	for (size_t i = 0; i < run->ctx.plan.n_ops; i++) {
 		const struct cr_mount_op *op = &run->ctx.plan.ops[i];
 		const char *src = op->kind == CR_MOUNT_TEXT ? NULL : op->src; /* not the id */
 
-		cr_debug("mount plan: %-7s %s%s%s%s", cr_mount_kind_to_string(op->kind), op->dst,
+		cr_debug("mount plan: %-7s %s%s%s%s%s", cr_mount_kind_to_string(op->kind), op->dst,
 			 src ? " <- " : "", src ?: "",
-			 op->flags & CR_MNT_WRITABLE ? " (writable)" : "");
+			 op->flags & CR_MNT_WRITABLE ? " (writable)" : "",
+			 op->flags & CR_MNT_IDMAPPED ? " (idmapped)" : "");
 	}
 	run->seccomp = TAKE_PTR(seccomp);
 	run->ctx.seccomp = run->seccomp;
@@ -359,11 +423,6 @@ static void block_signals(struct cr_run *run, sigset_t *set)
 	}
 	(void)sigprocmask(SIG_BLOCK, set, &run->old_mask);
 	run->mask_saved = true;
-}
-
-static bool userns_refused(int r)
-{
-	return r == -EPERM || r == -ENOSPC || r == -EACCES || r == -EINVAL;
 }
 
 /* The sync pipe (parent -> child) and the report pipe (child -> parent), both O_CLOEXEC. */
@@ -806,6 +865,7 @@ static struct cr_run *linux_run_free(struct cr_run *run)
 		cr_debug("cgroup teardown (kill, rmdir): %.3f ms", now_ms_f() - t0);
 	}
 	cr_mount_plan_done(&run->ctx.plan);
+	cr_idmap_reap(&run->idmap_helpers);
 	cr_landlock_plan_done(&run->ctx.landlock);
 	cr_seccomp_free(run->seccomp);
 	/* The sandbox is gone: cut what the proxy still relays, join its thread. Last: run->policy

@@ -31,6 +31,8 @@ enum cr_mount_flags {
 				   * cannot be renamed or removed), for corral's own files (anchor.h) */
 	CR_MNT_SECRET = 1 << 4,	  /* the secrets' tmpfs (CR_SECRETS_DIR) and each --secret-file: a
 				   * TEXT op's src is then a value, wiped when the plan is freed */
+	CR_MNT_IDMAPPED = 1 << 5, /* a writable bind root made in the parent: src_fd is a detached,
+				   * idmapped, nosuid and nodev tree to attach as it is (ns/idmap.h) */
 };
 
 struct cr_mount_op {
@@ -39,9 +41,11 @@ struct cr_mount_op {
 	unsigned mode; /* tmpfs, text: permission bits */
 	char *src;     /* host path (BIND, DEVICE), link target (SYMLINK) or contents (TEXT) */
 	char *dst;     /* path inside the sandbox */
-	int src_fd;    /* child only: O_PATH descriptor of src, opened before the root changes */
+	int src_fd;    /* child: O_PATH descriptor of src, opened before the root changes; with
+			* CR_MNT_IDMAPPED the parent's idmapped tree */
 	uint64_t size; /* writable tmpfs: size= and nr_inodes= (cr_mount_plan_size_tmpfs()); */
 	uint64_t nr_inodes; /* 0: the kernel's default (half the RAM), for what is sealed read-only */
+	uint32_t owner_uid, owner_gid; /* CR_MNT_IDMAPPED: src's host owner, the sandbox there */
 };
 
 /* What bounds the writable tmpfs mounts of a run (cr_mount_plan_size_tmpfs()). */

@@ -32,8 +32,9 @@ int cr_mounts_open_sources(struct cr_child_ctx *ctx)
 		struct cr_mount_op *op = &ctx->plan.ops[i];
 		int fd;
 
-		if (op->kind != CR_MOUNT_BIND && op->kind != CR_MOUNT_DEVICE &&
-		    op->kind != CR_MOUNT_NULL)
+		if ((op->kind != CR_MOUNT_BIND && op->kind != CR_MOUNT_DEVICE &&
+		     op->kind != CR_MOUNT_NULL) ||
+		    (op->flags & CR_MNT_IDMAPPED))
 			continue;
 		fd = cr_open_path_nofollow(op->src);
 		if (fd == -ENOENT && (op->flags & CR_MNT_OPTIONAL))
@@ -185,6 +186,12 @@ static int apply_one(const struct cr_mount_op *op, int root_fd)
 
 	switch (op->kind) {
 	case CR_MOUNT_BIND:
+		/* Already a detached tree with its attributes: attach it as it is. */
+		if (op->flags & CR_MNT_IDMAPPED)
+			return move_mount(op->src_fd, "", target, "",
+					  MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0
+				       ? negative_errno()
+				       : 0;
 		return attach_clone(op->src_fd, target,
 				    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 					    (op->flags & CR_MNT_WRITABLE ? 0 : MOUNT_ATTR_RDONLY),

@@ -97,6 +97,31 @@ static json_object *tmpfs_mount(const struct cr_mount_op *op)
 	return o;
 }
 
+/* Root's writable paths mounted idmapped (ns/idmap.h), each with the host owner the sandbox acts
+ * as there. */
+static json_object *idmapped_json(const struct cr_mount_plan *plan)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < plan->n_ops; i++) {
+		const struct cr_mount_op *op = &plan->ops[i];
+		json_object *m;
+
+		if (!(op->flags & CR_MNT_IDMAPPED))
+			continue;
+		m = json_object_new_object();
+		if (!m || add(m, "path", json_object_new_string(op->dst)) < 0 ||
+		    add(m, "owner_uid", json_object_new_int64(op->owner_uid)) < 0 ||
+		    add(m, "owner_gid", json_object_new_int64(op->owner_gid)) < 0 ||
+		    json_object_array_add(a, m) < 0) {
+			json_object_put(m);
+			json_object_put(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
 /* The sizes of the writable tmpfs mounts, and what they were taken from. */
 static json_object *tmpfs_json(const struct cr_run *run)
 {
@@ -178,6 +203,7 @@ static json_object *seccomp_json(const struct cr_seccomp *s)
 	r = r ?: add(o, "architectures", TAKE_PTR(arches));
 	r = r ?: add(o, "spawn", json_object_new_boolean(i.spawn));
 	r = r ?: add_string(o, "ptrace", i.ptrace);
+	r = r ?: add(o, "setid", json_object_new_boolean(!i.setid));
 	r = r ?: add_string(o, "cache", i.cache);
 	json_object_put(arches);
 	if (r < 0) {
@@ -210,6 +236,7 @@ int cr_ns_report(const struct cr_run *run, json_object *o)
 	r = r ?: add(o, "read_only", plan_paths(plan, SHOWN_RO));
 	r = r ?: add(o, "writable", plan_paths(plan, SHOWN_RW));
 	r = r ?: add(o, "pinned", plan_paths(plan, PINNED));
+	r = r ?: add(o, "idmapped", idmapped_json(plan));
 	r = r ?: add(o, "hidden", plan_paths(plan, HIDDEN));
 	r = r ?: add(o, "private", plan_paths(plan, PRIVATE));
 	r = r ?: add(o, "tmpfs", tmpfs_json(run));

@@ -122,6 +122,17 @@ static int add_rule(scmp_filter_ctx ctx, const struct cr_sc_rule *rule)
 		return seccomp_rule_add(ctx, a, nr, 1, SCMP_A1(SCMP_CMP_MASKED_EQ, LOW32, SC_TIOCSETD));
 	case CR_SC_AF_VSOCK:
 		return seccomp_rule_add(ctx, a, nr, 1, SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, SC_AF_VSOCK));
+	case CR_SC_SETID_A1:
+	case CR_SC_SETID_A2:
+	case CR_SC_SETID_A3: {
+		unsigned arg = rule->cond - CR_SC_SETID_A1 + 1;
+
+		r = seccomp_rule_add(ctx, a, nr, 1,
+				     (struct scmp_arg_cmp){ arg, SCMP_CMP_MASKED_EQ, S_ISUID, S_ISUID });
+		return r ?: seccomp_rule_add(ctx, a, nr, 1,
+					     (struct scmp_arg_cmp){ arg, SCMP_CMP_MASKED_EQ, S_ISGID,
+								    S_ISGID });
+	}
 	case CR_SC_PERSONALITY:
 		/* libseccomp allows one comparison per argument and rule, and rules are OR-ed: a
 		 * 32-bit value other than all zeros and all ones has a set bit followed

@@ -37,6 +37,9 @@ enum cr_sc_cond {
 	CR_SC_TIOCSETD,	   /* ioctl: request (arg 1, low 32 bits) is TIOCSETD */
 	CR_SC_PERSONALITY, /* personality: arg 0 (low 32 bits) is neither 0 nor 0xffffffff */
 	CR_SC_AF_VSOCK,	   /* socket: the domain (arg 0, low 32 bits) is AF_VSOCK */
+	CR_SC_SETID_A1,	   /* a mode (arg 1) with S_ISUID or S_ISGID: chmod, creat, mknod */
+	CR_SC_SETID_A2,	   /* the same in arg 2: fchmodat, fchmodat2, open, mknodat */
+	CR_SC_SETID_A3,	   /* the same in arg 3: openat */
 	_CR_SC_COND_MAX,
 };
 

@@ -23,8 +23,9 @@ struct cr_seccomp {
 	char *profile;
 	bool spawn;
 	bool ptrace; /* the built-in program without @ptrace (--ptrace=sandbox) */
+	bool setid; /* the setid program is installed */
 	const char *cache;
-	struct sock_fprog progs[2]; /* in installation order: the profile's, then spawn */
+	struct sock_fprog progs[3]; /* in installation order: the profile's, spawn, setid */
 	size_t n_progs;
 	struct cr_bpf compiled;	    /* a user profile's program, owned */
 	char sha256[65];
@@ -224,6 +225,25 @@ int cr_seccomp_prepare(enum cr_seccomp_mode mode, const char *profile_path, bool
 	return 0;
 }
 
+int cr_seccomp_add_setid(struct cr_seccomp *s, char *msg, size_t size)
+{
+	int r;
+
+	if (s->setid)
+		return 0;
+	if (!cr_seccomp_available()) {
+		(void)snprintf(msg, size,
+			       "this kernel cannot install seccomp filters (CONFIG_SECCOMP_FILTER), which an idmapped workspace needs to refuse set-id bits");
+		return -ENOSYS;
+	}
+	r = add_builtin(s, "setid", msg, size);
+	if (r < 0)
+		return r;
+	s->setid = true;
+	digest(s);
+	return 0;
+}
+
 int cr_seccomp_install(const struct cr_seccomp *s)
 {
 	for (size_t i = 0; s && i < s->n_progs; i++)
@@ -243,6 +263,7 @@ void cr_seccomp_describe(const struct cr_seccomp *s, struct cr_seccomp_info *ret
 		.ptrace = s->mode == CR_SECCOMP_PROFILE ? "profile"
 			  : s->ptrace || s->mode == CR_SECCOMP_OFF ? "sandbox"
 								   : "refused",
+		.setid = s->setid,
 		.cache = s->cache,
 		.n_programs = s->n_progs,
 	};

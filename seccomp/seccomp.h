@@ -28,6 +28,11 @@ struct cr_seccomp; /* the programs one run installs, and what to report about th
 int cr_seccomp_prepare(enum cr_seccomp_mode mode, const char *profile_path, bool spawn,
 		       bool ptrace, struct cr_seccomp **ret, char *msg, size_t msg_size);
 
+/* Add the program that refuses set-uid and set-gid bits in chmod, open and mknod modes (group
+ * @setid), whatever the mode, --seccomp=off included: a run with idmapped mounts needs it (the
+ * files the sandbox owns there are another host user's). 0 or -errno with a reason in @msg. */
+int cr_seccomp_add_setid(struct cr_seccomp *s, char *msg, size_t size);
+
 /* Install the prepared programs into the calling thread, which must have no_new_privs set.
  * Allocates nothing, so it is safe between fork and execve. Nothing to install (NULL, or
  * --seccomp=off with spawning allowed): 0. Returns 0 or -errno. */
@@ -43,6 +48,7 @@ struct cr_seccomp_info {
 	const char *ptrace;	    /* "refused" (@ptrace is in the filter), "sandbox" (allowed;
 				     * the pid namespace and dumpability bound it), "profile" (a
 				     * --seccomp-profile decides) */
+	bool setid;		    /* set-uid and set-gid modes refused (idmapped mounts) */
 	const char *cache;	    /* "hit", "miss" (compiled now), "none" (no profile) */
 	size_t n_programs;	    /* installed programs: the profile's, then the spawn one */
 };

@@ -80,6 +80,17 @@ static const struct cr_sc_entry spawn_set[] = {
 	END,
 };
 
+/* Installed when the sandbox writes through an idmapped mount (ns/idmap.c): there, a file it owns
+ * is the host owner's (root's, for root's checkout), and a set-id bit on it would be a set-uid
+ * binary of that owner on the host. openat2's mode is behind a pointer: ENOSYS, libc falls back to
+ * openat; io_uring could open files with any mode (the default profile refuses it too). */
+static const struct cr_sc_entry setid_set[] = {
+	C("chmod", CR_SC_SETID_A1),    C("fchmod", CR_SC_SETID_A1),  C("fchmodat", CR_SC_SETID_A2),
+	C("fchmodat2", CR_SC_SETID_A2), C("creat", CR_SC_SETID_A1),   C("open", CR_SC_SETID_A2),
+	C("openat", CR_SC_SETID_A3),   C("mknod", CR_SC_SETID_A1),   C("mknodat", CR_SC_SETID_A2),
+	{ .name = "openat2", .err = ENOSYS }, E("io_uring_setup"), END,
+};
+
 static const char *const default_groups[] = {
 	"@debug", "@mount", "@namespace", "@keyring", "@bpf", "@io-uring", "@userfaultfd",
 	"@file-handle", "@reboot", "@module", "@raw-io", "@swap", "@clock", "@admin", "@legacy",
@@ -121,6 +132,7 @@ const struct cr_sc_group cr_sc_groups[] = {
 	{ "@cachestat", "cachestat: page-cache residency of any readable file, a side channel", cachestat_set, NULL },
 	{ "@strict", "@default and the groups above (--seccomp=strict)", NULL, strict_groups },
 
+	{ "@setid", "set-uid and set-gid bits in chmod, open and mknod modes; openat2 gets ENOSYS (installed with idmapped mounts)", setid_set, NULL },
 	{ "@spawn", "new processes: fork, vfork, clone without CLONE_THREAD; clone3 gets ENOSYS (--spawn=no)", spawn_set, NULL },
 };
 /* clang-format on */

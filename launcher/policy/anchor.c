@@ -172,10 +172,22 @@ static bool mount_point(const struct cr_policy *p, const char *path)
  * runs as p->uid, without supplementary groups, and a directory of root's it may not search
  * cannot be bound (nor reached to be renamed). A user's sandbox runs as the user, and could
  * chmod its own directories anyway. */
+/* Root's sandbox in a writable path another host user owns acts there as that owner (an
+ * idmapped mount, ns/idmap.h): a directory of the owner's is its own, which it could chmod. */
+static bool acts_as_owner(const struct cr_policy *p, const struct cr_path_rule *rule,
+			  const struct stat *st)
+{
+	struct stat top;
+
+	return rule->access == CR_PATH_RW && stat(rule->path, &top) == 0 && top.st_uid != p->uid &&
+	       st->st_uid == top.st_uid;
+}
+
 static bool reaches(const struct cr_policy *p, const char *path)
 {
 	char prefix[PATH_MAX];
 	struct cr_path_rule ws;
+	const struct cr_path_rule *rule;
 	struct stat st;
 	size_t n = strlen(path);
 
@@ -188,7 +200,8 @@ static bool reaches(const struct cr_policy *p, const char *path)
 		if (prefix[i] != '/' && prefix[i] != '\0')
 			continue;
 		prefix[i] = '\0';
-		if (innermost(p, prefix, &ws) && stat(prefix, &st) == 0) {
+		rule = innermost(p, prefix, &ws);
+		if (rule && stat(prefix, &st) == 0 && !acts_as_owner(p, rule, &st)) {
 			bit = st.st_uid == p->uid ? S_IXUSR : st.st_gid == p->gid ? S_IXGRP : S_IXOTH;
 			if (!(st.st_mode & bit))
 				return false;

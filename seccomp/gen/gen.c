@@ -23,6 +23,7 @@ static const struct program {
 	{ "spawn", "@spawn", NULL },
 	{ "default-ptrace", "@default", "@ptrace" },
 	{ "strict-ptrace", "@strict", "@ptrace" },
+	{ "setid", "@setid", NULL }, /* installed with idmapped mounts */
 };
 static const char *const gen_arches[] = { "x86_64", "aarch64" };
 

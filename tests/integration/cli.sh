@@ -117,7 +117,7 @@ BASE_ENV='"PATH"'
 BASE_ENV+=',"HOME"'
 unset KEEPME
 CR_CLEANUP_HOOK=
-ENFORCED_KEYS=namespaces,uid_map,gid_map,network,loopback,root,read_only,writable,pinned,hidden,private,tmpfs,capabilities,no_new_privs,seccomp,new_session,environment,secrets,kept_fds,hostname,machine_id,limits,landlock,degraded,missing_layers
+ENFORCED_KEYS=namespaces,uid_map,gid_map,network,loopback,root,read_only,writable,pinned,idmapped,hidden,private,tmpfs,capabilities,no_new_privs,seccomp,new_session,environment,secrets,kept_fds,hostname,machine_id,limits,landlock,degraded,missing_layers
 
 # --- help and version (no sandbox) --------------------------------------------------------------
 
@@ -330,10 +330,10 @@ for mode in $MODES; do
 		'enforced.network="none"' enforced.loopback=true 'enforced.root="tmpfs+pivot_root"' \
 		'enforced.capabilities="none"' enforced.no_new_privs=true enforced.new_session=true \
 		'enforced.seccomp.mode="default"' 'enforced.seccomp.profile="default"' \
-		"enforced.seccomp.architectures=[\"$(uname -m)\"]" enforced.seccomp.spawn=true \
+		"enforced.seccomp.architectures=[\"$(uname -m)\"]" enforced.seccomp.spawn=true enforced.seccomp.setid=true \
 		'enforced.seccomp.cache="none"' \
 		"enforced.environment=[$BASE_ENV]" enforced.kept_fds=[] \
-		'enforced.hostname="corral"' enforced.pinned=[]
+		'enforced.hostname="corral"' enforced.pinned=[] enforced.idmapped=[]
 	OUT=$(stat -c %a "$st")
 	check "$mode: the --json-status file was created/truncated, mode 0644 (umask $(umask))" \
 		eval '[ "$OUT" = 644 ] || [ "$(umask)" != 0022 ]'

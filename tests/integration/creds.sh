@@ -66,15 +66,17 @@ for mode in $MODES; do
 		ids=0:0 "uid_map=0 $uid 1" ctl=0 "host_owner=$uid:$gid" RC=0
 
 	# Not host root, even as root inside: root's files stay closed (EACCES), privileged calls
-	# fail (EPERM).
+	# fail (EPERM). Root's directory sits in the sandbox user's own workspace, a plain bind (a
+	# --rw path of root's would be idmapped, root's sandbox acting there as root's files' owner:
+	# idmap.sh tests that).
 	if [ "$(id -u)" -eq 0 ]; then
-		rootdir=$CR_TMP/rootonly-$mode
+		rootdir=$ws/rootonly-$mode
 		mkdir "$rootdir"
 		echo root >"$rootdir/file"
 		chmod 0755 "$rootdir"
 		chmod 0644 "$rootdir/file"
 		for opt in "" --map-root; do
-			sb "$mode" "$ws" $opt --rw "$rootdir" -- sh -c '
+			sb "$mode" "$ws" $opt -- sh -c '
 				"$0" write "$1/new"; echo create=$?
 				"$0" write "$1/file"; echo overwrite=$?
 				echo read=$("$0" read "$1/file")
@@ -83,13 +85,13 @@ for mode in $MODES; do
 				"$0" write "$2/ok"; echo ctl=$?' "$PROBE" "$rootdir" "$ws"
 			fact host_intact grep -qx root "$rootdir/file"
 			fact host_no_new test ! -e "$rootdir/new"
-			res "$mode${opt:+ $opt}: root's files in a --rw dir stay read-only (EACCES); chroot and mount fail (EPERM); the workspace is writable" \
+			res "$mode${opt:+ $opt}: root's files in the workspace stay read-only (EACCES); chroot and mount fail (EPERM); the workspace is writable" \
 				create=$EACCES overwrite=$EACCES read=root chroot=$EPERM mount=$EPERM ctl=0 \
 				host_intact=1 host_no_new=1 RC=0
 		done
 	else
-		skip "$mode: root's files in a --rw dir stay read-only" "the suite runs unprivileged: no root-owned directory to offer"
-		skip "$mode --map-root: root's files in a --rw dir stay read-only" "the suite runs unprivileged: no root-owned directory to offer"
+		skip "$mode: root's files in the workspace stay read-only" "the suite runs unprivileged: no root-owned directory to offer"
+		skip "$mode --map-root: root's files in the workspace stay read-only" "the suite runs unprivileged: no root-owned directory to offer"
 	fi
 
 	# Environment: only PATH HOME TERM LANG, --setenv and --keep-env.

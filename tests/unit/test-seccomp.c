@@ -140,6 +140,18 @@ static uint32_t verdict(const struct cr_sc_builtin *b, int nr, uint64_t a0, uint
 	return s.ret;
 }
 
+/* The verdict for syscall @nr with @value in argument @arg, the others 0. */
+static uint32_t verdict_arg(const struct cr_sc_builtin *b, int nr, unsigned arg, uint64_t value)
+{
+	struct seccomp_data d = { .nr = nr, .arch = b->audit_arch };
+	struct sim s;
+
+	d.args[arg] = value;
+	s = run_bpf(b->insns, b->len, &d);
+	assert_true(s.ok);
+	return s.ret;
+}
+
 static int nr_of(const char *name, const char *arch)
 {
 	int nr = cr_sc_syscall_nr(name, arch);
@@ -155,9 +167,9 @@ static int nr_of(const char *name, const char *arch)
 static void test_builtins_present(void **state)
 {
 	static const char *const profiles[] = { "default", "strict", "spawn", "default-ptrace",
-						"strict-ptrace" };
+						"strict-ptrace", "setid" };
 
-	assert_int_equal(cr_sc_n_builtins, 10);
+	assert_int_equal(cr_sc_n_builtins, 12);
 	for (size_t p = 0; p < ELEMENTSOF(profiles); p++)
 		for (size_t a = 0; a < ELEMENTSOF(arches); a++) {
 			const struct cr_sc_builtin *b = builtin(profiles[p], arches[a]);
@@ -251,6 +263,7 @@ static void test_builtins_rule_sets(void **state)
 		check_rule_set("default", arches[a]);
 		check_rule_set("strict", arches[a]);
 		check_rule_set("spawn", arches[a]);
+		check_rule_set("setid", arches[a]);
 	}
 	/* aarch64 lacks only x86's own syscalls (fork, vfork, iopl, ioperm, umount2's old twin,
 	 * the a.out and module-era ones): the same rules where both have the syscall. */
@@ -332,6 +345,22 @@ static void check_entry(const struct cr_sc_builtin *b, const struct cr_sc_entry 
 		}
 		break;
 	}
+	case CR_SC_SETID_A1:
+	case CR_SC_SETID_A2:
+	case CR_SC_SETID_A3: {
+		static const uint64_t denied[] = { 04755, 02755, 06777, S_ISUID, S_ISGID,
+						   0xffff0000ull | 04000 };
+		static const uint64_t allowed[] = { 0, 0755, 0644, 01777, 0777, 0xffff0000ull };
+		unsigned arg = e->cond - CR_SC_SETID_A1 + 1;
+
+		for (size_t i = 0; i < ELEMENTSOF(denied); i++)
+			assert_int_equal(verdict_arg(b, nr, arg, denied[i]), deny);
+		for (size_t i = 0; i < ELEMENTSOF(allowed); i++)
+			assert_int_equal(verdict_arg(b, nr, arg, allowed[i]), CR_SC_ALLOW);
+		/* The other arguments are not the mode. */
+		assert_int_equal(verdict_arg(b, nr, arg == 1 ? 2 : 1, 04755), CR_SC_ALLOW);
+		break;
+	}
 	default:
 		fail();
 	}
@@ -349,7 +378,7 @@ static int check_entry_cb(const struct cr_sc_entry *e, void *userdata)
 
 static void test_builtins_verdicts(void **state)
 {
-	static const char *const profiles[] = { "default", "strict", "spawn" };
+	static const char *const profiles[] = { "default", "strict", "spawn", "setid" };
 
 	for (size_t p = 0; p < ELEMENTSOF(profiles); p++)
 		for (size_t a = 0; a < ELEMENTSOF(arches); a++) {
