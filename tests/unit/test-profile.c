@@ -82,7 +82,8 @@ static int setup(void **state)
 		return -1;
 	join(p, f->home, "file");
 	write_file(p, "x", 0644);
-	f->dirs = (struct cr_profile_dirs){ f->home, f->user, f->system };
+	f->dirs = (struct cr_profile_dirs){ .home = f->home, .user_dir = f->user,
+					    .system_dir = f->system };
 	f->saved_cwd = getcwd(NULL, 0);
 	if (!f->saved_cwd)
 		return -1;
@@ -423,7 +424,7 @@ static void raw_bytes(void **state)
 static void path_expansion(void **state)
 {
 	struct fixture *f = *state;
-	struct cr_profile_dirs no_home = { NULL, f->user, f->system };
+	struct cr_profile_dirs no_home = { .user_dir = f->user, .system_dir = f->system };
 	struct cr_profile p;
 	char want[PATH_MAX];
 
