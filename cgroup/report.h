@@ -13,6 +13,7 @@ struct cr_limits_report {
 	uint64_t value[_CR_LIMIT_MAX];
 	enum cr_limit_mode mode[_CR_LIMIT_MAX];
 	char why[_CR_LIMIT_MAX][512]; /* for a finite limit in mode none: why it is not enforced */
+	unsigned cpus; /* the CPUs the command may run on (affinity) for --cpu; 0: not narrowed */
 };
 
 /* {"memory": {"value": N|"max"|null, "mode": "cgroup2|cgroup1|rlimit|none"}, ...}: the
