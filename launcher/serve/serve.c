@@ -575,6 +575,9 @@ static int setup(struct serve *sv)
 	r = cr_profile_dirs_from_env(environ, &sv->dirs);
 	if (r < 0)
 		return cr_log_errno(r, "serve: out of memory");
+	if (sv->dirs.skipped) /* each session names its profile: an unreadable directory stays */
+		cr_log_warning("serve: %s the profile directory %s",
+			       sv->dirs.user_dir ? "cannot read" : "skipped", sv->dirs.skipped);
 	r = cr_state_dir_warn(environ, &sv->state_dir, msg, sizeof(msg));
 	if (r < 0)
 		return cr_log_errno(r, "serve: %s", msg);
