@@ -379,7 +379,7 @@ int cr_session_main(int argc, char **argv)
 	r = parse(argc, argv, &json, &by_hash, args, &n);
 	if (r != 0)
 		return r > 0 ? 0 : CR_EXIT_SETUP;
-	r = cr_state_dir_warn(environ, &state_dir, msg, sizeof(msg));
+	r = cr_state_dir_warn(environ, &state_dir, NULL, msg, sizeof(msg));
 	if (r < 0)
 		return cr_log_error("session: %s", msg), CR_EXIT_SETUP;
 	if (strcmp(sub, "list") == 0 && n == 0 && !by_hash)

@@ -578,7 +578,7 @@ static int setup(struct serve *sv)
 	if (sv->dirs.skipped) /* each session names its profile: an unreadable directory stays */
 		cr_log_warning("serve: %s the profile directory %s",
 			       sv->dirs.user_dir ? "cannot read" : "skipped", sv->dirs.skipped);
-	r = cr_state_dir_warn(environ, &sv->state_dir, msg, sizeof(msg));
+	r = cr_state_dir_warn(environ, &sv->state_dir, NULL, msg, sizeof(msg));
 	if (r < 0)
 		return cr_log_errno(r, "serve: %s", msg);
 	r = open_ledger(sv);

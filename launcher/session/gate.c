@@ -28,7 +28,7 @@ static int open_state(struct cr_gate *g, const struct cr_run_options *o, char *c
 {
 	if (!o->session && (o->no_audit || o->audit))
 		return 0;
-	return cr_state_dir_warn(env, &g->state_dir, msg, size);
+	return cr_state_dir_warn(env, &g->state_dir, &g->state_skipped, msg, size);
 }
 
 static int open_audit(struct cr_gate *g, const struct cr_run_options *o, char *msg, size_t size)
@@ -227,6 +227,19 @@ int cr_gate_status(const struct cr_gate *g, json_object *st)
 
 		r |= json_object_object_add(st, "denied", cr_gate_denial(g, text, sizeof(text)));
 	}
+	/* The fallbacks a home CI gave forced, also said on stderr. */
+	if (g->dirs.skipped)
+		r |= json_object_object_add(st, "profile_dir_skipped",
+					    json_object_new_string(g->dirs.skipped));
+	if (g->state_skipped) {
+		json_object *o = json_object_new_object();
+
+		if (!o)
+			return -ENOMEM;
+		r |= json_object_object_add(o, "path", json_object_new_string(g->state_dir));
+		r |= json_object_object_add(o, "skipped", json_object_new_string(g->state_skipped));
+		r |= json_object_object_add(st, "state_dir_fallback", o);
+	}
 	return r ? -ENOMEM : 0;
 }
 
@@ -327,6 +340,7 @@ void cr_gate_done(struct cr_gate *g)
 	if (g->have_session)
 		cr_session_done(&g->session);
 	free(g->state_dir);
+	free(g->state_skipped);
 	cr_profile_done(&g->profile);
 	cr_profile_dirs_done(&g->dirs);
 	*g = (struct cr_gate){ .audit_fd = -EBADF };

@@ -208,7 +208,7 @@ int cr_state_dir(char *const *env, char **ret)
 	return cr_state_locate(env, ret, &source, NULL, 0);
 }
 
-int cr_state_dir_warn(char *const *env, char **ret, char *msg, size_t size)
+int cr_state_dir_warn(char *const *env, char **ret, char **ret_skipped, char *msg, size_t size)
 {
 	char why[1024];
 	const char *source;
@@ -221,6 +221,10 @@ int cr_state_dir_warn(char *const *env, char **ret, char *msg, size_t size)
 		return cr_msg(msg, size, r, "%s", why);
 	if (why[0])
 		cr_log_warning("state directory: %s; using %s", why, *ret);
+	if (ret_skipped && why[0] && !(*ret_skipped = strdup(why))) {
+		free(TAKE_PTR(*ret));
+		return cr_msg(msg, size, -ENOMEM, "out of memory");
+	}
 	return 0;
 }
 

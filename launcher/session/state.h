@@ -31,8 +31,9 @@ int cr_state_locate(char *const *env, char **ret, const char **ret_source, char 
 int cr_state_dir(char *const *env, char **ret);
 
 /* Locate the state directory as cr_state_locate() does and warn on stderr about the places
- * skipped, naming the one taken. 0, or -errno with @msg. */
-int cr_state_dir_warn(char *const *env, char **ret, char *msg, size_t size);
+ * skipped, naming the one taken; @ret_skipped (may be NULL) gets that reason, allocated, or NULL
+ * when none was skipped. 0, or -errno with @msg. */
+int cr_state_dir_warn(char *const *env, char **ret, char **ret_skipped, char *msg, size_t size);
 
 /* Create @path and its missing parents with mode 0700. @path itself and every directory this
  * call creates must be a directory, not a symlink (-ELOOP), owned by the caller's effective uid

@@ -79,15 +79,19 @@ mkhome() {
 # home_case MODE NAME HOME WANT: a run with HOME succeeds, warns naming WANT (what was skipped) and
 # the fallback, writes its ledger line there, and doctor names the fallback.
 home_case() {
-	local mode=$1 name=$2 home=$3 want=$4 u fb before ws
+	local mode=$1 name=$2 home=$3 want=$4 u fb before ws stdir
 	u=$(muid "$mode")
 	fb=/var/tmp/corral-$u
 	ws=$(mkws "$mode")
+	stdir=$(mkws "$mode")
 	before=$(lines "$fb/audit.jsonl")
-	crun "$mode" "$home" "$ws" -- sh -c 'echo job-ran'
+	crun "$mode" "$home" "$ws" --json-status "$stdir/st.json" -- sh -c 'echo job-ran'
 	is "$mode: $name: the run succeeds" '[ "$RC" = 0 ] && [ "$OUT" = job-ran ]'
 	is "$mode: $name: the warning names $want and the fallback" \
 		'grep -qF -- "$want" <<<"$ERR" && grep -qF "using $fb" <<<"$ERR"'
+	is "$mode: $name: the JSON status reports the fallback and why" \
+		'jq -e --arg fb "$fb" --arg w "$want" ".state_dir_fallback.path == \$fb and (.state_dir_fallback.skipped | contains(\$w))" "$stdir/st.json" >/dev/null'
+	PROFILE_SKIPPED=$(jq -r '.profile_dir_skipped // ""' "$stdir/st.json" 2>/dev/null)
 	is "$mode: $name: the ledger line lands in $fb" \
 		'[ "$(lines "$fb/audit.jsonl")" = $((before + 1)) ] && tail -n1 "$fb/audit.jsonl" | jq -e ".argv0 == \"sh\"" >/dev/null'
 	OUT=$(doctor_state "$mode" "$home")
@@ -108,8 +112,8 @@ for mode in $MODES; do
 	other=$(mkhome "$mode" "$OTHER" 0700)
 	[ "$(id -u)" -eq 0 ] || other=/root # unprivileged: root's home is another user's
 	home_case "$mode" "another user's HOME" "$other" "$other"
-	is "$mode: another user's HOME: its profile directory is skipped, the built-in used" \
-		'grep -qF "skipped the profile directory $other/.config/corral/profiles" <<<"$ERR" && grep -qF "using profile '"'"'workspace'"'"' (builtin)" <<<"$ERR"'
+	is "$mode: another user's HOME: its profile directory is skipped, the built-in used (stderr and JSON)" \
+		'grep -qF "skipped the profile directory $other/.config/corral/profiles" <<<"$ERR" && grep -qF "using profile '"'"'workspace'"'"' (builtin)" <<<"$ERR" && [[ $PROFILE_SKIPPED == "$other/.config/corral/profiles ("* ]]'
 
 	ro=$(mkhome "$mode" "$u" 0755)
 	if [ "$(id -u)" -eq 0 ]; then
