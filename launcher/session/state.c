@@ -89,7 +89,8 @@ static int writable(const char *path, char *at, size_t size)
 	}
 	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
-	return access(at, W_OK | X_OK) < 0 ? negative_errno() : 0;
+	/* The effective ids, as for what corral then creates. */
+	return faccessat(AT_FDCWD, at, W_OK | X_OK, AT_EACCESS) < 0 ? negative_errno() : 0;
 }
 
 /* Append "; " and the formatted reason to @why. */
@@ -132,10 +133,11 @@ static bool home_is_own(const char *home, char *why, size_t size)
 		return add_why(why, size, "HOME is /, not a home directory"), false;
 	if (stat(home, &st) < 0)
 		return add_why(why, size, "HOME %s skipped: %s", home, strerror(errno)), false;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
-		return add_why(why, size, "HOME %s skipped: %s uid %u, not corral's uid %u", home,
-			       S_ISDIR(st.st_mode) ? "it belongs to" : "not a directory; owner",
-			       (unsigned)st.st_uid, (unsigned)geteuid()),
+	if (!S_ISDIR(st.st_mode))
+		return add_why(why, size, "HOME %s skipped: not a directory", home), false;
+	if (st.st_uid != geteuid())
+		return add_why(why, size, "HOME %s skipped: it belongs to uid %u, not corral's uid %u",
+			       home, (unsigned)st.st_uid, (unsigned)geteuid()),
 		       false;
 	return true;
 }
