@@ -45,6 +45,16 @@ static int find_home(char *const *env, char **ret)
 	return 0;
 }
 
+/* How many @c end @s. */
+static size_t strspn_end(const char *s, char c)
+{
+	size_t n = strlen(s), k = 0;
+
+	while (k < n && s[n - 1 - k] == c)
+		k++;
+	return k;
+}
+
 /* Can corral take the user's directory @d->user_dir under @base? Another user's base (HOME=/ or
  * a HOME left by su without -l) is not the caller's configuration: the directory is left out.
  * One the caller cannot read is marked. Either is said in @d->skipped. 0 or -ENOMEM. */
@@ -84,9 +94,12 @@ int cr_profile_dirs_from_env(char *const *env, struct cr_profile_dirs *ret)
 	if (r < 0)
 		return r;
 	if (xdg && xdg[0] == '/')
-		r = asprintf(&user, "%s/corral/profiles", base = xdg);
+		base = xdg;
 	else if (home)
-		r = asprintf(&user, "%s/.config/corral/profiles", base = home);
+		base = home;
+	if (base) /* without trailing slashes: HOME=/ gives /.config/corral/profiles */
+		r = asprintf(&user, "%.*s%s", (int)(strlen(base) - strspn_end(base, '/')), base,
+			     base == xdg ? "/corral/profiles" : "/.config/corral/profiles");
 	if (r < 0)
 		user = NULL; /* asprintf() leaves it undefined */
 	sys = strdup(CR_SYSCONF_PROFILES);
