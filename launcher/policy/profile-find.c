@@ -56,19 +56,23 @@ static size_t strspn_end(const char *s, char c)
 }
 
 /* Can corral take the user's directory @d->user_dir under @base? Another user's base (HOME=/ or
- * a HOME left by su without -l) is not the caller's configuration: the directory is left out.
- * One the caller cannot read is marked. Either is said in @d->skipped. 0 or -ENOMEM. */
+ * a HOME left by su without -l), or one inside a directory the caller cannot search, is not the
+ * caller's configuration: the directory is left out. One the caller cannot read is marked. Either is said in @d->skipped. 0 or -ENOMEM. */
 static int check_user_dir(struct cr_profile_dirs *d, const char *base)
 {
 	_cleanup_close_ int fd = -EBADF;
 	struct stat st;
+	bool known = stat(base, &st) == 0;
 	int r = 0;
 
-	if (stat(base, &st) == 0 && st.st_uid != getuid()) {
+	if (!known && errno == EACCES) { /* inside another user's 0700 home */
+		r = asprintf((char **)&d->skipped, "%s (%s: %s)", d->user_dir, base,
+			     strerror(EACCES));
+		free((char *)TAKE_PTR(d->user_dir));
+	} else if (known && st.st_uid != getuid()) {
 		r = asprintf((char **)&d->skipped, "%s (%s belongs to uid %u, not to you, uid %u)",
 			     d->user_dir, base, (unsigned)st.st_uid, (unsigned)getuid());
-		free((char *)d->user_dir);
-		d->user_dir = NULL;
+		free((char *)TAKE_PTR(d->user_dir));
 	} else {
 		fd = open(d->user_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0 && errno == EACCES) {
