@@ -9,8 +9,9 @@
 #
 # As root the suite runs in a mount namespace of its own with a tmpfs on /var/tmp, so that the
 # fallback directories it makes and breaks are its own.
-# is takes its condition as a string for eval, in single quotes:
-# shellcheck disable=SC2016
+# is takes its condition as a string for eval, in single quotes (so the variables it reads look
+# unused):
+# shellcheck disable=SC2016,SC2034
 if [ "$(id -u)" -eq 0 ] && [ -z "${CR_CIHOME_NS:-}" ]; then
 	exec env CR_CIHOME_NS=1 unshare -m --propagation private bash "$0" "$@"
 fi
