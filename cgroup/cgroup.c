@@ -631,6 +631,11 @@ int cr_cgroup_create(const struct cr_limits *limits, struct cr_cgroup **ret, cha
 	for (int l = 0; l < _CR_LIMIT_MAX; l++)
 		assign(cg, l, l == CR_LIMIT_MEMORY_SWAP ? swap : limits->value[l], mem,
 		       l == CR_LIMIT_MEMORY && !limits->set[l], why);
+	/* nproc and os.cpu_count() read the affinity mask, not cpu.max: ceil(--cpu) CPUs. */
+	if (cr_limit_is_finite(limits->value[CR_LIMIT_CPU])) {
+		cg->rl.cpus = (unsigned)((limits->value[CR_LIMIT_CPU] + 999) / 1000);
+		cg->rep.cpus = cr_rlimits_cpus(cg->rl.cpus);
+	}
 	cg->setup_ms = now_ms() - t0;
 	r = check_required(limits, &cg->rep, msg, size);
 	if (r < 0) {

@@ -27,7 +27,9 @@ static json_object *limit_json(const struct cr_limits_report *rep, enum cr_limit
 	    json_object_object_add(o, "mode",
 				   json_object_new_string(cr_limit_mode_to_string(mode))) < 0 ||
 	    (rep && rep->why[l][0] &&
-	     json_object_object_add(o, "reason", json_object_new_string(rep->why[l])) < 0)) {
+	     json_object_object_add(o, "reason", json_object_new_string(rep->why[l])) < 0) ||
+	    (l == CR_LIMIT_CPU && rep && rep->cpus &&
+	     json_object_object_add(o, "affinity", json_object_new_int((int)rep->cpus)) < 0)) {
 		json_object_put(o);
 		return NULL;
 	}

@@ -14,6 +14,7 @@ struct cr_limits_report {
 	enum cr_limit_mode mode[_CR_LIMIT_MAX];
 	char why[_CR_LIMIT_MAX][512]; /* for a finite limit in mode none: why it is not enforced;
 				       * for memory as an rlimit, CR_RLIMIT_AS_WHY */
+	unsigned cpus; /* the CPUs the command may run on (affinity) for --cpu; 0: not narrowed */
 };
 
 /* What memory as RLIMIT_AS does, in the JSON status and on stderr: it bounds address space,

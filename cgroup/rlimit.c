@@ -3,6 +3,7 @@
  * means something here: the sandbox runs under its own mapped uid in its own user namespace, and
  * has no capability in the initial one that would exempt it. */
 #include <errno.h>
+#include <sched.h>
 #include <sys/resource.h>
 
 #include "rlimit.h"
@@ -24,8 +25,29 @@ static int set_one(int resource, rlim_t v)
 	return 0;
 }
 
+/* Keep the first @cpus CPUs of the caller's affinity mask in @set; how many are kept. */
+static unsigned first_cpus(unsigned cpus, cpu_set_t *set)
+{
+	unsigned kept = 0;
+
+	if (cpus == 0 || sched_getaffinity(0, sizeof(*set), set) < 0)
+		return 0;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, set) && kept++ >= cpus)
+			CPU_CLR(c, set);
+	return kept < cpus ? kept : cpus;
+}
+
+unsigned cr_rlimits_cpus(unsigned cpus)
+{
+	cpu_set_t set;
+
+	return first_cpus(cpus, &set);
+}
+
 int cr_rlimits_apply(const struct cr_rlimits *rl)
 {
+	cpu_set_t set;
 	int r;
 
 	for (unsigned i = 0; rl && i < rl->n; i++) {
@@ -33,5 +55,7 @@ int cr_rlimits_apply(const struct cr_rlimits *rl)
 		if (r < 0)
 			return r;
 	}
+	if (rl && first_cpus(rl->cpus, &set) > 0 && sched_setaffinity(0, sizeof(set), &set) < 0)
+		return negative_errno();
 	return set_one(RLIMIT_CORE, 0);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@ extern char **environ;
 #include "launcher/base/exit-codes.h"
 #include "launcher/base/log.h"
 #include "run.h"
+#include "launcher/session/state.h"
 #include "launcher/status.h"
 
 static const char *state_name(enum cr_check_state s)
@@ -31,7 +33,8 @@ static const char *state_name(enum cr_check_state s)
 	}
 }
 
-static json_object *checks_json(const struct cr_probe *p, const char *driver, bool ready)
+static json_object *checks_json(const struct cr_probe *p, const char *driver, bool ready,
+				const char *state_dir)
 {
 	json_object *o = json_object_new_object(), *a = json_object_new_array();
 
@@ -53,11 +56,47 @@ static json_object *checks_json(const struct cr_probe *p, const char *driver, bo
 		json_object_object_add(o, "corral_version", json_object_new_string(CR_VERSION));
 		json_object_object_add(o, "driver", json_object_new_string(driver));
 		json_object_object_add(o, "ready", json_object_new_boolean(ready));
+		json_object_object_add(o, "state_dir",
+				       state_dir ? json_object_new_string(state_dir) : NULL);
 		json_object_object_add(o, "checks", a);
 	} else {
 		json_object_put(a);
 	}
 	return o;
+}
+
+/* Where sessions, grants, approvals and the ledger go (cr_state_locate()), as a check: ok from
+ * XDG_STATE_HOME or HOME, degraded in the per-uid fallback, missing when that is refused. The
+ * path itself (too long for a value) is in @ret_path. */
+static void state_check(struct cr_probe *probe, char **ret_path)
+{
+	const char *source = NULL;
+	char why[1024], text[PATH_MAX + 1200];
+	struct cr_check *c;
+	int r;
+
+	if (probe->n_checks >= CR_PROBE_MAX_CHECKS)
+		return;
+	c = &probe->checks[probe->n_checks++];
+	*c = (struct cr_check){ .state = CR_CHECK_MISSING };
+	(void)strlcpy(c->name, "state_dir", sizeof(c->name));
+	r = cr_state_locate(environ, ret_path, &source, why, sizeof(why));
+	if (r < 0) {
+		*ret_path = NULL;
+		(void)strlcpy(c->value, "refused", sizeof(c->value));
+		(void)strlcpy(c->detail, r == -ENOMEM ? "out of memory" : why, sizeof(c->detail));
+		(void)strlcpy(c->fix, "set XDG_STATE_HOME to a directory you own", sizeof(c->fix));
+		return;
+	}
+	c->state = strcmp(source, "fallback") == 0 ? CR_CHECK_DEGRADED : CR_CHECK_OK;
+	(void)strlcpy(c->value, source, sizeof(c->value));
+	(void)snprintf(text, sizeof(text), "sessions, grants and the ledger go to %s%s%s",
+		       *ret_path, why[0] ? "; " : "", why);
+	(void)strlcpy(c->detail, text, sizeof(c->detail)); /* a long reason is cut */
+	if (c->state == CR_CHECK_DEGRADED)
+		(void)snprintf(c->fix, sizeof(c->fix),
+			       "set XDG_STATE_HOME, or HOME to a writable directory of your own, to keep state where cleaners of %s do not reach it",
+			       CR_STATE_FALLBACK_BASE);
 }
 
 /* Start a real sandbox with the default policy and `true` in it: the probes say what the kernel
@@ -126,6 +165,7 @@ static void trial_run(const struct cr_driver *drv, struct cr_probe *probe)
 int cr_doctor_main(int argc, char **argv)
 {
 	const struct cr_driver *drv = cr_driver_native();
+	_cleanup_free_ char *state_dir = NULL;
 	struct cr_probe probe;
 	bool json = false, ready = true;
 	int r;
@@ -148,12 +188,13 @@ int cr_doctor_main(int argc, char **argv)
 	r = drv->probe(&probe);
 	if (r < 0)
 		return cr_log_errno(r, "cannot probe the host: %m"), CR_EXIT_SETUP;
+	state_check(&probe, &state_dir);
 	trial_run(drv, &probe);
 	for (size_t i = 0; i < probe.n_checks; i++)
 		if (probe.checks[i].required && probe.checks[i].state == CR_CHECK_MISSING)
 			ready = false;
 	if (json) {
-		json_object *o = checks_json(&probe, drv->name, ready);
+		json_object *o = checks_json(&probe, drv->name, ready, state_dir);
 
 		r = o ? cr_status_write(o, 1) : -ENOMEM;
 		json_object_put(o);

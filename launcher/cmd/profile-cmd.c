@@ -556,6 +556,8 @@ int cr_profile_main(int argc, char **argv)
 		cr_log_error("profile: out of memory");
 		return CR_EXIT_SETUP;
 	}
+	if (dirs.skipped && !dirs.user_dir)
+		cr_log_warning("profile: skipped the profile directory %s", dirs.skipped);
 	r = strcmp(cmd, "list") == 0 ? list_main(&dirs, argc == 3) : show_main(&dirs, &a);
 	cr_profile_dirs_done(&dirs);
 	return r;

@@ -367,6 +367,7 @@ int cr_session_main(int argc, char **argv)
 	_cleanup_free_ char *state_dir = NULL;
 	const char *sub = argc > 1 ? argv[1] : NULL;
 	bool json = false, by_hash = false;
+	char msg[1024];
 	int n = 0, r;
 
 	if (!args)
@@ -378,9 +379,9 @@ int cr_session_main(int argc, char **argv)
 	r = parse(argc, argv, &json, &by_hash, args, &n);
 	if (r != 0)
 		return r > 0 ? 0 : CR_EXIT_SETUP;
-	if (cr_state_dir(environ, &state_dir) < 0)
-		return cr_log_error("session: no state directory (set HOME or XDG_STATE_HOME)"),
-		       CR_EXIT_SETUP;
+	r = cr_state_dir_warn(environ, &state_dir, NULL, msg, sizeof(msg));
+	if (r < 0)
+		return cr_log_error("session: %s", msg), CR_EXIT_SETUP;
 	if (strcmp(sub, "list") == 0 && n == 0 && !by_hash)
 		return cmd_list(state_dir, json);
 	if (strcmp(sub, "show") == 0 && n == 1 && !by_hash)

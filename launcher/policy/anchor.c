@@ -87,7 +87,7 @@ int cr_anchors_collect(const struct cr_anchor_sources *src, struct cr_anchors *r
 	char *cache = NULL;
 	int r = 0;
 
-	if (src->dirs && src->dirs->user_dir)
+	if (src->dirs && src->dirs->user_dir && !src->dirs->user_unreadable)
 		r = push(&s, "configuration directory", parent_of(src->dirs->user_dir), false, 0700);
 	if (r >= 0 && src->dirs && src->dirs->system_dir)
 		r = push(&s, "system configuration directory", parent_of(src->dirs->system_dir),

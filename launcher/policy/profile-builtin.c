@@ -73,6 +73,13 @@ static const char ci_text[] =
 	"\n"
 	"[filesystem]\n"
 	"workspace = rw\n" CACHES
+	"# The package managers' databases, read-only, for dpkg -l, apt-cache policy, rpm -q:\n"
+	"# nothing secret is there (no keys, no logs)\n"
+	"read_if_exists = /var/lib/dpkg\n"
+	"read_if_exists = /var/lib/apt/lists\n"
+	"read_if_exists = /var/cache/apt/pkgcache.bin\n"
+	"read_if_exists = /var/cache/apt/srcpkgcache.bin\n"
+	"read_if_exists = /var/lib/rpm\n"
 	"\n"
 	"[network]\n"
 	"mode = none\n"

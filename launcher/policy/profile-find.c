@@ -45,29 +45,76 @@ static int find_home(char *const *env, char **ret)
 	return 0;
 }
 
+/* How many @c end @s. */
+static size_t strspn_end(const char *s, char c)
+{
+	size_t n = strlen(s), k = 0;
+
+	while (k < n && s[n - 1 - k] == c)
+		k++;
+	return k;
+}
+
+/* Can corral take the user's directory @d->user_dir under @base? Another user's base (HOME=/ or
+ * a HOME left by su without -l), or one inside a directory the caller cannot search, is not the
+ * caller's configuration: the directory is left out. One the caller cannot read is marked. Either is said in @d->skipped. 0 or -ENOMEM. */
+static int check_user_dir(struct cr_profile_dirs *d, const char *base)
+{
+	_cleanup_close_ int fd = -EBADF;
+	struct stat st;
+	bool known = stat(base, &st) == 0;
+	int r = 0;
+
+	if (!known && errno == EACCES) { /* inside another user's 0700 home */
+		r = asprintf((char **)&d->skipped, "%s (%s: %s)", d->user_dir, base,
+			     strerror(EACCES));
+		free((char *)TAKE_PTR(d->user_dir));
+	} else if (known && st.st_uid != getuid()) {
+		r = asprintf((char **)&d->skipped, "%s (%s belongs to uid %u, not to you, uid %u)",
+			     d->user_dir, base, (unsigned)st.st_uid, (unsigned)getuid());
+		free((char *)TAKE_PTR(d->user_dir));
+	} else {
+		fd = open(d->user_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0 && errno == EACCES) {
+			d->user_unreadable = true;
+			r = asprintf((char **)&d->skipped, "%s (%s)", d->user_dir, strerror(EACCES));
+		}
+	}
+	if (r < 0) {
+		d->skipped = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int cr_profile_dirs_from_env(char *const *env, struct cr_profile_dirs *ret)
 {
-	const char *xdg = cr_env_get(env, "XDG_CONFIG_HOME");
+	const char *xdg = cr_env_get(env, "XDG_CONFIG_HOME"), *base = NULL;
 	char *home = NULL, *user = NULL, *sys;
+	struct cr_profile_dirs d;
 	int r;
 
 	r = find_home(env, &home);
 	if (r < 0)
 		return r;
 	if (xdg && xdg[0] == '/')
-		r = asprintf(&user, "%s/corral/profiles", xdg);
+		base = xdg;
 	else if (home)
-		r = asprintf(&user, "%s/.config/corral/profiles", home);
+		base = home;
+	if (base) /* without trailing slashes: HOME=/ gives /.config/corral/profiles */
+		r = asprintf(&user, "%.*s%s", (int)(strlen(base) - strspn_end(base, '/')), base,
+			     base == xdg ? "/corral/profiles" : "/.config/corral/profiles");
 	if (r < 0)
 		user = NULL; /* asprintf() leaves it undefined */
 	sys = strdup(CR_SYSCONF_PROFILES);
+	d = (struct cr_profile_dirs){ .home = home, .user_dir = user, .system_dir = sys };
+	if (r >= 0 && sys && user)
+		r = check_user_dir(&d, base);
 	if (r < 0 || !sys) {
-		free(home);
-		free(user);
-		free(sys);
+		cr_profile_dirs_done(&d);
 		return -ENOMEM;
 	}
-	*ret = (struct cr_profile_dirs){ .home = home, .user_dir = user, .system_dir = sys };
+	*ret = d;
 	return 0;
 }
 
@@ -76,6 +123,7 @@ void cr_profile_dirs_done(struct cr_profile_dirs *d)
 	free((char *)d->home);
 	free((char *)d->user_dir);
 	free((char *)d->system_dir);
+	free((char *)d->skipped);
 	*d = (struct cr_profile_dirs){};
 }
 
@@ -229,7 +277,10 @@ static int find_name(const char *name, const struct cr_profile_dirs *dirs,
 		return cr_msg(msg, size, -EINVAL,
 			    "profile '%s': a name is 1-%d letters, digits, '_' or '-'; a file is given as a path with a '/' (./%s)",
 			    name, CR_PROFILE_NAME_MAX, name);
-	r = find_in_dir(dirs ? dirs->user_dir : NULL, name, f, msg, size);
+	/* The default profile looks past a user directory corral cannot read (said by the
+	 * caller); a profile named explicitly does not. */
+	r = find_in_dir(dirs && !(dirs->user_unreadable && dirs->lenient) ? dirs->user_dir : NULL,
+			name, f, msg, size);
 	if (r == 0)
 		r = find_in_dir(dirs ? dirs->system_dir : NULL, name, f, msg, size);
 	if (r != 0)

@@ -18,10 +18,17 @@ struct cr_profile_dirs {
 	const char *home;     /* for "~"; NULL: a "~" in a profile is an error */
 	const char *user_dir; /* $XDG_CONFIG_HOME/corral/profiles (or ~/.config/corral/profiles) */
 	const char *system_dir; /* CR_SYSCONF_PROFILES */
+	/* The user's directory when corral cannot take it: "DIR (REASON)"; NULL when it can. Another
+	 * user's directory (its base, XDG_CONFIG_HOME or HOME, is not the caller's own) is left out:
+	 * user_dir is NULL then. One corral cannot read stays in user_dir with user_unreadable set. */
+	const char *skipped;
+	bool user_unreadable;
+	bool lenient; /* set by the caller: look past an unreadable user_dir (the default profile) */
 };
 
 /* Fill @ret from the environment (HOME, XDG_CONFIG_HOME; a relative XDG_CONFIG_HOME is ignored,
- * as the XDG spec says; without an absolute HOME, the password database's home directory).
+ * as the XDG spec says; without an absolute HOME, the password database's home directory), and
+ * say in @ret->skipped when the user's directory is someone else's or cannot be read.
  * Strings are allocated; free them with cr_profile_dirs_done(). 0 or -ENOMEM. */
 int cr_profile_dirs_from_env(char *const *env, struct cr_profile_dirs *ret);
 void cr_profile_dirs_done(struct cr_profile_dirs *d);

@@ -575,9 +575,12 @@ static int setup(struct serve *sv)
 	r = cr_profile_dirs_from_env(environ, &sv->dirs);
 	if (r < 0)
 		return cr_log_errno(r, "serve: out of memory");
-	r = cr_state_dir(environ, &sv->state_dir);
-	if (r == -ENOMEM)
-		return cr_log_errno(r, "serve: out of memory");
+	if (sv->dirs.skipped) /* each session names its profile: an unreadable directory stays */
+		cr_log_warning("serve: %s the profile directory %s",
+			       sv->dirs.user_dir ? "cannot read" : "skipped", sv->dirs.skipped);
+	r = cr_state_dir_warn(environ, &sv->state_dir, NULL, msg, sizeof(msg));
+	if (r < 0)
+		return cr_log_errno(r, "serve: %s", msg);
 	r = open_ledger(sv);
 	if (r >= 0 && sv->state_dir)
 		r = serve_approvals_load(sv, msg, sizeof(msg));

@@ -11,6 +11,7 @@
 
 #include "audit.h"
 #include "gate.h"
+#include "state.h"
 #include "launcher/base/log.h"
 #include "launcher/base/parse-util.h"
 #include "launcher/base/macro.h"
@@ -21,21 +22,14 @@ static const char *const decision_names[_CR_DECISION_MAX] = {
 	[CR_DECISION_DENIED] = "denied",
 };
 
-/* The state directory is needed for a session and for the default ledger only. */
+/* The state directory is needed for a session and for the default ledger only. A place skipped
+ * on the way (another user's HOME, a read-only one) is warned about. */
 static int open_state(struct cr_gate *g, const struct cr_run_options *o, char *const *env,
 		      char *msg, size_t size)
 {
-	int r;
-
 	if (!o->session && (o->no_audit || o->audit))
 		return 0;
-	r = cr_state_dir(env, &g->state_dir);
-	if (r == -ENOENT)
-		return cr_msg(msg, size, r,
-			    "no state directory for %s: set XDG_STATE_HOME or HOME to an absolute path%s",
-			    o->session ? "--session" : "the audit ledger",
-			    o->session ? "" : ", or pass --audit FILE or --no-audit");
-	return r < 0 ? cr_msg(msg, size, r, "out of memory") : 0;
+	return cr_state_dir_warn(env, &g->state_dir, &g->state_skipped, msg, size);
 }
 
 static int open_audit(struct cr_gate *g, const struct cr_run_options *o, char *msg, size_t size)
@@ -68,7 +62,11 @@ int cr_gate_open(struct cr_gate *g, const struct cr_run_options *o, char *const 
 	r = cr_profile_dirs_from_env(env, &g->dirs);
 	if (r < 0)
 		return cr_msg(msg, size, r, "out of memory");
+	g->dirs.lenient = !o->profile;
 	r = cr_profile_load(o->profile ?: CR_DEFAULT_PROFILE, &g->dirs, &g->profile, msg, size);
+	if (r >= 0 && g->dirs.skipped)
+		cr_log_warning("skipped the profile directory %s; using profile '%s' (%s)",
+			       g->dirs.skipped, g->profile.name, g->profile.source);
 	if (r >= 0)
 		r = open_state(g, o, env, msg, size);
 	if (r >= 0 && o->session) {
@@ -236,6 +234,19 @@ int cr_gate_status(const struct cr_gate *g, json_object *st)
 
 		r |= json_object_object_add(st, "denied", cr_gate_denial(g, text, sizeof(text)));
 	}
+	/* The fallbacks a home CI gave forced, also said on stderr. */
+	if (g->dirs.skipped)
+		r |= json_object_object_add(st, "profile_dir_skipped",
+					    json_object_new_string(g->dirs.skipped));
+	if (g->state_skipped) {
+		json_object *o = json_object_new_object();
+
+		if (!o)
+			return -ENOMEM;
+		r |= json_object_object_add(o, "path", json_object_new_string(g->state_dir));
+		r |= json_object_object_add(o, "skipped", json_object_new_string(g->state_skipped));
+		r |= json_object_object_add(st, "state_dir_fallback", o);
+	}
 	return r ? -ENOMEM : 0;
 }
 
@@ -336,6 +347,7 @@ void cr_gate_done(struct cr_gate *g)
 	if (g->have_session)
 		cr_session_done(&g->session);
 	free(g->state_dir);
+	free(g->state_skipped);
 	cr_profile_done(&g->profile);
 	cr_profile_dirs_done(&g->dirs);
 	*g = (struct cr_gate){ .audit_fd = -EBADF };

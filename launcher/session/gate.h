@@ -25,6 +25,7 @@ struct cr_gate {
 	struct cr_profile_dirs dirs;
 	struct cr_profile profile;
 	char *state_dir; /* NULL when neither a session nor the default ledger needs it */
+	char *state_skipped; /* why the places before state_dir were skipped; NULL: none was */
 	struct cr_session session;
 	bool have_session;
 	struct cr_capability request, baseline;

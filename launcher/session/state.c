@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,26 +50,183 @@ int cr_fd_path(int fd, char **ret)
 	return 0;
 }
 
-int cr_state_dir(char *const *env, char **ret)
+/* "BASE" + "SUFFIX", without BASE's trailing slashes. */
+static int join(const char *base, const char *suffix, char **ret)
 {
-	const char *xdg = cr_env_get(env, "XDG_STATE_HOME"), *home = cr_env_get(env, "HOME");
-	const char *base, *suffix;
-	size_t len;
-	char *s;
+	size_t len = strlen(base);
 
-	/* The XDG spec: a relative value is invalid and ignored. */
-	if (xdg && xdg[0] == '/')
-		base = xdg, suffix = "/corral";
-	else if (home && home[0] == '/')
-		base = home, suffix = "/.local/state/corral";
-	else
-		return -ENOENT;
-	len = strlen(base);
 	while (len > 0 && base[len - 1] == '/')
 		len--;
-	if (asprintf(&s, "%.*s%s", (int)len, base, suffix) < 0)
+	if (asprintf(ret, "%.*s%s", (int)len, base, suffix) < 0) {
+		*ret = NULL;
 		return -ENOMEM;
-	*ret = s;
+	}
+	return 0;
+}
+
+/* Can corral make or write @path? It, or else its nearest existing ancestor, must be a directory
+ * that corral may write and search (EROFS, EACCES: no). 0 or -errno, with the path tested in
+ * @at for the message. */
+static int writable(const char *path, char *at, size_t size)
+{
+	struct stat st;
+
+	/* Someone else's, or a symlink: taken, so that opening it says what is wrong there. */
+	if (lstat(path, &st) == 0 && (S_ISLNK(st.st_mode) || st.st_uid != geteuid()))
+		return 0;
+	(void)strlcpy(at, path, size);
+	for (;;) {
+		char *slash;
+
+		if (stat(at, &st) == 0)
+			break;
+		if (errno != ENOENT)
+			return negative_errno();
+		slash = strrchr(at, '/');
+		if (!slash)
+			return -ENOENT;
+		slash[slash == at] = '\0'; /* "/a" -> "/", "/a/b" -> "/a" */
+	}
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	/* The effective ids, as for what corral then creates. */
+	return faccessat(AT_FDCWD, at, W_OK | X_OK, AT_EACCESS) < 0 ? negative_errno() : 0;
+}
+
+/* Append "; " and the formatted reason to @why. */
+_printf_(3, 4) static void add_why(char *why, size_t size, const char *fmt, ...)
+{
+	size_t n = why ? strlen(why) : 0;
+	va_list ap;
+
+	if (!why || n + 2 >= size)
+		return;
+	if (n > 0)
+		n += (size_t)snprintf(why + n, size - n, "; ");
+	va_start(ap, fmt);
+	(void)vsnprintf(why + n, size - n, fmt, ap);
+	va_end(ap);
+}
+
+/* @candidate (from @what) if corral can write it, else 0 with the reason added to @why. */
+static int try_place(const char *candidate, const char *what, char *why, size_t size)
+{
+	char at[PATH_MAX];
+	int r = writable(candidate, at, sizeof(at));
+
+	if (r == 0)
+		return 1;
+	add_why(why, size, "%s (from %s) skipped: %s: %s", candidate, what, at, strerror(-r));
+	return 0;
+}
+
+/* HOME as a base for state: an absolute directory other than "/" owned by corral's uid. */
+static bool home_is_own(const char *home, char *why, size_t size)
+{
+	struct stat st;
+	size_t n;
+
+	if (!home || home[0] != '/')
+		return add_why(why, size, "HOME is %s", home ? "not absolute" : "not set"), false;
+	n = strspn(home, "/");
+	if (home[n] == '\0')
+		return add_why(why, size, "HOME is /, not a home directory"), false;
+	if (stat(home, &st) < 0)
+		return add_why(why, size, "HOME %s skipped: %s", home, strerror(errno)), false;
+	if (!S_ISDIR(st.st_mode))
+		return add_why(why, size, "HOME %s skipped: not a directory", home), false;
+	if (st.st_uid != geteuid())
+		return add_why(why, size, "HOME %s skipped: it belongs to uid %u, not corral's uid %u",
+			       home, (unsigned)st.st_uid, (unsigned)geteuid()),
+		       false;
+	return true;
+}
+
+/* The per-uid fallback: absent, or a real directory of corral's uid with mode 0700. */
+static int fallback(char **ret, char *why, size_t size)
+{
+	_cleanup_free_ char *path = NULL;
+	struct stat st;
+
+	if (asprintf(&path, CR_STATE_FALLBACK_BASE "/corral-%u", (unsigned)geteuid()) < 0) {
+		path = NULL;
+		return -ENOMEM;
+	}
+	if (lstat(path, &st) == 0 &&
+	    (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 07777) != 0700)) {
+		if (why)
+			(void)snprintf(why, size,
+				       "refusing the fallback state directory %s: it is %s owned by uid %u with mode %04o, not a directory of corral's uid %u with mode 0700 (made by someone else?); remove it, or set XDG_STATE_HOME to a directory you own",
+				       path, S_ISDIR(st.st_mode) ? "a directory" : "not a directory",
+				       (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777),
+				       (unsigned)geteuid());
+		return -EPERM;
+	}
+	*ret = TAKE_PTR(path);
+	return 0;
+}
+
+int cr_state_locate(char *const *env, char **ret, const char **ret_source, char *why,
+		    size_t size)
+{
+	const char *xdg = cr_env_get(env, "XDG_STATE_HOME"), *home = cr_env_get(env, "HOME");
+	_cleanup_free_ char *path = NULL;
+	int r;
+
+	if (why && size)
+		why[0] = '\0';
+	/* The XDG spec: a relative value is invalid and ignored. */
+	if (xdg && xdg[0] == '/') {
+		r = join(xdg, "/corral", &path);
+		if (r < 0)
+			return r;
+		if (try_place(path, "XDG_STATE_HOME", why, size)) {
+			*ret = TAKE_PTR(path);
+			*ret_source = "XDG_STATE_HOME";
+			return 0;
+		}
+		free(TAKE_PTR(path));
+	}
+	if (home_is_own(home, why, size)) {
+		r = join(home, "/.local/state/corral", &path);
+		if (r < 0)
+			return r;
+		if (try_place(path, "HOME", why, size)) {
+			*ret = TAKE_PTR(path);
+			*ret_source = "HOME";
+			return 0;
+		}
+	}
+	r = fallback(ret, why, size);
+	if (r >= 0)
+		*ret_source = "fallback";
+	return r;
+}
+
+int cr_state_dir(char *const *env, char **ret)
+{
+	const char *source;
+
+	return cr_state_locate(env, ret, &source, NULL, 0);
+}
+
+int cr_state_dir_warn(char *const *env, char **ret, char **ret_skipped, char *msg, size_t size)
+{
+	char why[1024];
+	const char *source;
+	int r;
+
+	r = cr_state_locate(env, ret, &source, why, sizeof(why));
+	if (r == -ENOMEM)
+		return cr_msg(msg, size, r, "out of memory");
+	if (r < 0)
+		return cr_msg(msg, size, r, "%s", why);
+	if (why[0])
+		cr_log_warning("state directory: %s; using %s", why, *ret);
+	if (ret_skipped && why[0] && !(*ret_skipped = strdup(why))) {
+		free(TAKE_PTR(*ret));
+		return cr_msg(msg, size, -ENOMEM, "out of memory");
+	}
 	return 0;
 }
 

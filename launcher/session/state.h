@@ -10,9 +10,30 @@
 
 #include <json-c/json.h>
 
-/* The state directory from the environment (XDG_STATE_HOME if absolute, else HOME/.local/state),
- * with "/corral" appended; not created. 0, -ENOENT (neither is usable) or -ENOMEM. */
+#ifndef CR_STATE_FALLBACK_BASE
+#define CR_STATE_FALLBACK_BASE "/var/tmp" /* persists across reboots, unlike /tmp or /run */
+#endif
+
+/* Where the state directory is and why: the first place corral can own of XDG_STATE_HOME/corral
+ * (if absolute), HOME/.local/state/corral (if HOME is an absolute directory other than "/" that
+ * belongs to corral's effective uid) and CR_STATE_FALLBACK_BASE/corral-UID. A place is usable if
+ * it exists and corral may write it, or its nearest existing ancestor may be written (nothing is
+ * created here; what is there is checked when it is opened). The fallback, in a directory every
+ * user may write, must not exist or be a directory (not a symlink) of corral's uid with mode
+ * 0700: anything else is -EPERM with the reason in @why, and no other place is taken instead.
+ * @ret_source: "XDG_STATE_HOME", "HOME" or "fallback". @why (may be NULL): why the places
+ * before the one taken were skipped (empty when none was), or the reason of a failure. 0,
+ * -EPERM or -ENOMEM. */
+int cr_state_locate(char *const *env, char **ret, const char **ret_source, char *why,
+		    size_t size);
+
+/* cr_state_locate() without the reasons. */
 int cr_state_dir(char *const *env, char **ret);
+
+/* Locate the state directory as cr_state_locate() does and warn on stderr about the places
+ * skipped, naming the one taken; @ret_skipped (may be NULL) gets that reason, allocated, or NULL
+ * when none was skipped. 0, or -errno with @msg. */
+int cr_state_dir_warn(char *const *env, char **ret, char **ret_skipped, char *msg, size_t size);
 
 /* Create @path and its missing parents with mode 0700. @path itself and every directory this
  * call creates must be a directory, not a symlink (-ELOOP), owned by the caller's effective uid

@@ -413,7 +413,7 @@ for mode in $MODES; do
 	RC=$?
 	ERR=$(<"$CR_TMP/stderr")
 	jres "$mode: corral doctor --json: ready true (exit $RC), the documented checks (one per limit), user_namespaces ok, a trial run ok" \
-		"$CR_TMP/doctor.json" ":keyorder=corral_version,driver,ready,checks" ready=true \
+		"$CR_TMP/doctor.json" ":keyorder=corral_version,driver,ready,state_dir,checks" ready=true \
 		"corral_version=\"$VERSION\"" 'driver="linux"' checks.0:keys=name,state,required,value,detail,fix \
 		'checks.0.name="backend"' 'checks.1.name="user_namespaces"' 'checks.1.state="ok"' \
 		checks.1.required=true 'checks.2.name="mount_api"' 'checks.3.name="landlock"' \
@@ -422,7 +422,9 @@ for mode in $MODES; do
 		'checks.8.name="limit_pids"' 'checks.9.name="limit_cpu"' 'checks.10.name="limit_cpu_time"' \
 		'checks.11.name="limit_file_size"' 'checks.12.name="limit_open_files"' \
 		checks.12.required=false 'checks.12.state="ok"' 'checks.12.value="rlimit"' \
-		'checks.13.name="trial_run"' 'checks.13.state="ok"' checks.13.required=true
+		'checks.13.name="state_dir"' 'checks.13.state="ok"' 'checks.13.value="XDG_STATE_HOME"' \
+		checks.13.required=false state_dir:type=string \
+		'checks.14.name="trial_run"' 'checks.14.state="ok"' checks.14.required=true
 	check "$mode: corral doctor --json exits 0 with ready true" eval '[ "$RC" = 0 ]'
 	OUT=$(as "$mode" "$CORRAL" doctor --bogus 2>&1)
 	RC=$?

@@ -82,7 +82,8 @@ static int setup(void **state)
 		return -1;
 	join(p, f->home, "file");
 	write_file(p, "x", 0644);
-	f->dirs = (struct cr_profile_dirs){ f->home, f->user, f->system };
+	f->dirs = (struct cr_profile_dirs){ .home = f->home, .user_dir = f->user,
+					    .system_dir = f->system };
 	f->saved_cwd = getcwd(NULL, 0);
 	if (!f->saved_cwd)
 		return -1;
@@ -423,7 +424,7 @@ static void raw_bytes(void **state)
 static void path_expansion(void **state)
 {
 	struct fixture *f = *state;
-	struct cr_profile_dirs no_home = { NULL, f->user, f->system };
+	struct cr_profile_dirs no_home = { .user_dir = f->user, .system_dir = f->system };
 	struct cr_profile p;
 	char want[PATH_MAX];
 
@@ -769,6 +770,48 @@ static void dirs_from_env(void **state)
 	assert_int_equal(cr_profile_dirs_from_env(env2, &d), 0);
 	assert_string_equal(d.user_dir, "/home/u/.config/corral/profiles");
 	cr_profile_dirs_done(&d);
+}
+
+/* Another user's configuration (HOME=/ or a HOME left by su) is left out; one the caller cannot
+ * read is kept, marked, and looked past by the default profile alone. */
+static void dirs_not_own(void **state)
+{
+	struct fixture *f = *state;
+	char xdg[PATH_MAX + 32], home[PATH_MAX + 32], other[PATH_MAX], cfg[PATH_MAX];
+	char *const env1[] = { home, xdg, NULL };
+	struct cr_profile_dirs d;
+	struct cr_profile p;
+
+	join(other, f->base, "other");
+	assert_int_equal(mkdir(other, 0755), 0);
+	/* As a user, "/" is root's; as root, a directory given to another uid. */
+	if (getuid() == 0)
+		assert_int_equal(chown(other, 12345, 12345), 0);
+	(void)snprintf(xdg, sizeof(xdg), "XDG_CONFIG_HOME=%s", getuid() == 0 ? other : "/");
+	(void)snprintf(home, sizeof(home), "HOME=%s", f->home);
+	assert_int_equal(cr_profile_dirs_from_env(env1, &d), 0);
+	assert_null(d.user_dir);
+	assert_false(d.user_unreadable);
+	assert_non_null(strstr(d.skipped, "not to you"));
+	cr_profile_dirs_done(&d);
+	if (getuid() == 0) /* root reads every directory */
+		return;
+	(void)snprintf(xdg, sizeof(xdg), "XDG_CONFIG_HOME=%s", f->home);
+	join(cfg, f->home, "corral");
+	assert_int_equal(mkdir(cfg, 0755), 0);
+	join(cfg, f->home, "corral/profiles");
+	assert_int_equal(mkdir(cfg, 0), 0);
+	assert_int_equal(cr_profile_dirs_from_env(env1, &d), 0);
+	assert_string_equal(d.user_dir, cfg);
+	assert_true(d.user_unreadable);
+	assert_non_null(strstr(d.skipped, "Permission denied"));
+	assert_int_equal(cr_profile_load("workspace", &d, &p, msg, sizeof(msg)), -EACCES);
+	d.lenient = true;
+	assert_int_equal(cr_profile_load("workspace", &d, &p, msg, sizeof(msg)), 0);
+	assert_string_equal(p.source, "builtin");
+	cr_profile_done(&p);
+	cr_profile_dirs_done(&d);
+	assert_int_equal(chmod(cfg, 0700), 0);
 }
 
 /* --- resolving ------------------------------------------------------------------------------ */
@@ -1156,6 +1199,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(file_paths, setup, teardown),
 		cmocka_unit_test_setup_teardown(file_checks, setup, teardown),
 		cmocka_unit_test_setup_teardown(dirs_from_env, setup, teardown),
+		cmocka_unit_test_setup_teardown(dirs_not_own, setup, teardown),
 		cmocka_unit_test_setup_teardown(resolve_paths, setup, teardown),
 		cmocka_unit_test_setup_teardown(resolve_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(baseline, setup, teardown),

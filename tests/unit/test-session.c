@@ -28,6 +28,7 @@
 #include "launcher/session/session.h"
 #include "launcher/cmd/session-cmd.h"
 #include "launcher/session/session-internal.h"
+#include "launcher/session/state.h"
 
 struct fixture {
 	char root[64];      /* a fresh directory, removed afterwards */
@@ -179,20 +180,46 @@ static void test_id_refused(void **state)
 
 static void test_state_dir(void **state)
 {
-	char *env1[] = {"HOME=/home/u", "XDG_STATE_HOME=/var/st//", NULL};
-	char *env2[] = {"XDG_STATE_HOME=relative", "HOME=/home/u/", NULL};
+	char tmpl[] = "/tmp/corral-unit-state.XXXXXX", why[1024], want[PATH_MAX];
+	char xdg[PATH_MAX + 32], home[PATH_MAX + 32];
+	char *env1[] = {"HOME=/home/u", xdg, NULL};
+	char *env2[] = {"XDG_STATE_HOME=relative", home, NULL};
 	char *env3[] = {"XDG_STATE_HOME=relative", "HOME=also-relative", NULL};
+	char *env4[] = {"HOME=/", NULL};
+	char *env5[] = {"HOME=/nonexistent", NULL};
+	const char *source;
 	char *dir = NULL;
 
-	assert_int_equal(cr_state_dir(env1, &dir), 0);
-	assert_string_equal(dir, "/var/st/corral");
+	(void)state;
+	assert_non_null(mkdtemp(tmpl));
+	(void)snprintf(xdg, sizeof(xdg), "XDG_STATE_HOME=%s/st//", tmpl);
+	(void)snprintf(home, sizeof(home), "HOME=%s/", tmpl);
+	(void)snprintf(want, sizeof(want), "%s/st/corral", tmpl);
+	assert_int_equal(cr_state_locate(env1, &dir, &source, why, sizeof(why)), 0);
+	assert_string_equal(dir, want);
+	assert_string_equal(source, "XDG_STATE_HOME");
+	assert_string_equal(why, "");
 	free(dir);
+	(void)snprintf(want, sizeof(want), "%s/.local/state/corral", tmpl);
 	assert_int_equal(cr_state_dir(env2, &dir), 0);
-	assert_string_equal(dir, "/home/u/.local/state/corral");
+	assert_string_equal(dir, want);
 	free(dir);
-	dir = NULL;
-	assert_int_equal(cr_state_dir(env3, &dir), -ENOENT);
-	assert_null(dir);
+	/* No usable place: the per-uid fallback, with the reasons. */
+	(void)snprintf(want, sizeof(want), CR_STATE_FALLBACK_BASE "/corral-%u", (unsigned)geteuid());
+	for (char **env[] = {env3, env4, env5}, **const *e = env; e < env + 3; e++) {
+		int r = cr_state_locate(*e, &dir, &source, why, sizeof(why));
+
+		if (r == -EPERM) /* the host's own fallback is unusable: said so */
+			assert_non_null(strstr(why, "refusing the fallback state directory"));
+		else {
+			assert_int_equal(r, 0);
+			assert_string_equal(dir, want);
+			assert_string_equal(source, "fallback");
+			assert_non_null(strstr(why, *e == env4 ? "HOME is /, not a home" : "HOME"));
+			free(dir);
+		}
+	}
+	assert_int_equal(rmdir(tmpl), 0);
 }
 
 /* ---- creation and reuse ---- */
