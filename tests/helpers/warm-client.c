@@ -188,52 +188,71 @@ static bool status_line(int pid, const char *key, char *buf, size_t size)
 	return found;
 }
 
-/* Every process below pid 1 (workers, runners) has CapEff and CapPrm 0; at least one exists.
- * verbose: print what each one has. */
-static bool workers_without_caps(int pid1, bool verbose)
+/* @pid's CapEff and CapPrm, appended to @seen; false if it is gone. @bare: both are 0. */
+static bool caps_of(int pid, const char *what, char *seen, size_t size, bool *bare)
 {
-	char path[64], v[64];
+	char eff[64], prm[64];
+	size_t len = strlen(seen);
+
+	if (!status_line(pid, "CapEff:", eff, sizeof(eff)) ||
+	    !status_line(pid, "CapPrm:", prm, sizeof(prm))) {
+		snprintf(seen + len, size - len, "%s%s %d gone", len ? "; " : "", what, pid);
+		return false;
+	}
+	snprintf(seen + len, size - len, "%s%s %d CapEff %s CapPrm %s", len ? "; " : "", what, pid,
+		 eff, prm);
+	*bare = strcmp(eff, "0000000000000000") == 0 && strcmp(prm, "0000000000000000") == 0;
+	return true;
+}
+
+/* One look at the processes below pid 1, described in @seen. Returns whether the pool is settled:
+ * at least one worker, and each has its runner and neither is gone. A worker being made holds the
+ * zygote's CAP_SYS_ADMIN until it drops it, just before it forks its runner, and the worker of the
+ * command that just ended is gone or exiting, its runner reaped: neither is a settled state.
+ * @bare: every worker and runner seen has CapEff and CapPrm 0. */
+static bool look_at_workers(int pid1, char *seen, size_t size, bool *bare)
+{
+	char path[64];
 	int child, n = 0;
-	bool good = true;
+	bool settled = true;
 	FILE *f;
 
+	*bare = true;
+	seen[0] = '\0';
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid1, pid1);
 	f = fopen(path, "re");
 	while (f && fscanf(f, "%d", &child) == 1) {
-		char path2[64];
-		int grandchild;
+		int runner, runners = 0;
+		bool b = false;
 		FILE *g;
 
-		good &= status_line(child, "CapEff:", v, sizeof(v)) && strcmp(v, "0000000000000000") == 0;
-		if (verbose)
-			printf("# worker %d: CapEff %s\n", child,
-			       status_line(child, "CapEff:", v, sizeof(v)) ? v : "(gone)");
-		good &= status_line(child, "CapPrm:", v, sizeof(v)) && strcmp(v, "0000000000000000") == 0;
+		settled &= caps_of(child, "worker", seen, size, &b);
+		*bare &= b;
 		n++;
-		snprintf(path2, sizeof(path2), "/proc/%d/task/%d/children", child, child);
-		g = fopen(path2, "re");
-		while (g && fscanf(g, "%d", &grandchild) == 1) {
-			good &= status_line(grandchild, "CapEff:", v, sizeof(v)) &&
-				strcmp(v, "0000000000000000") == 0;
-			if (verbose)
-				printf("# runner %d of %d: CapEff %s\n", grandchild, child,
-				       status_line(grandchild, "CapEff:", v, sizeof(v)) ? v : "(gone)");
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", child, child);
+		g = fopen(path, "re");
+		while (g && fscanf(g, "%d", &runner) == 1) {
+			settled &= caps_of(runner, "runner", seen, size, &b);
+			*bare &= b;
+			runners++;
 		}
 		if (g)
 			fclose(g);
+		settled &= runners > 0;
 	}
 	if (f)
 		fclose(f);
-	if (verbose && n == 0)
-		printf("# no worker below pid 1\n");
-	return good && n > 0;
+	if (n == 0)
+		snprintf(seen, size, "no worker below pid 1");
+	return settled && n > 0;
 }
 
 static void test_run_seq(struct cr_warm *w, const struct cr_policy *p, int n)
 {
 	struct cr_exec_result res;
-	char out[64], want[64], script[64], out2[256];
+	char out[64], want[64], script[64], out2[1024];
 	int good = 0, r = 0;
+	bool settled = false, bare = false;
 	json_object *o = json_object_new_object(), *warm;
 
 	for (int i = 0; i < n; i++) {
@@ -266,14 +285,14 @@ static void test_run_seq(struct cr_warm *w, const struct cr_policy *p, int n)
 		      status_line(ops->pid(w), "NoNewPrivs:", out2, sizeof(out2)) &&
 		      strcmp(out2, "1") == 0,
 	      "run-seq: pid 1 keeps CAP_SYS_ADMIN only, an empty bounding set, no_new_privs");
-	/* A worker being made holds the zygote's CAP_SYS_ADMIN until its first step drops it, and
-	 * one may be between two pool slots (none listed): wait up to 3 s, which an ASan build
-	 * under CI's parallel suites needed (1 s failed about once in 12 runs). On failure, each
-	 * worker's and runner's CapEff is printed. */
-	for (int i = 0; i < 150 && !workers_without_caps(ops->pid(w), false); i++)
+	/* Wait for the pool to settle (up to 3 s, which an ASan build under CI's parallel suites
+	 * needed), then judge that same look: another could see a worker that has come or gone
+	 * since. */
+	for (int i = 0;
+	     !(settled = look_at_workers(ops->pid(w), out2, sizeof(out2), &bare)) && i < 150; i++)
 		usleep(20000);
-	check(workers_without_caps(ops->pid(w), true),
-	      "run-seq: the workers and their runners have no capability");
+	check(settled && bare, "run-seq: the workers and their runners have no capability: %s",
+	      out2);
 	r = ops->report(w, o);
 	check(r == 0 && json_object_object_get_ex(o, "warm", &warm) &&
 		      json_object_object_get_ex(o, "landlock", NULL),
