@@ -12,7 +12,8 @@
  *                                runner, on failure only: struct exec_err. The runner's end is
  *                                O_CLOEXEC: end of file means execve() succeeded.
  *   status (server <-> worker)   server: int32_t signal number; worker: struct worker_status,
- *                                once, when the command and all it started are gone. End of
+ *                                once, when the command and all it started are gone, or with
+ *                                setup_step when the worker could not be made (it exits). End of
  *                                file from the server is SIGKILL.
  */
 #pragma once
@@ -47,9 +48,18 @@ struct exec_err {
 	int32_t err; /* positive errno */
 };
 
+/* What a worker could not do, on its status channel: no command ran (zygote_worker_step()). */
+enum { WORKER_STEP_FDS = 1, WORKER_STEP_PROC, WORKER_STEP_LANDLOCK, WORKER_STEP_CAPS,
+       WORKER_STEP_FORK };
+
 struct worker_status {
 	int32_t wait_status; /* the runner's (the command's) */
+	int32_t setup_step;  /* 0, or the WORKER_STEP_* that failed: the worker was never ready */
+	int32_t setup_err;   /* with setup_step: positive errno */
 };
+
+/* What @step did, for a message ("could not %s"). */
+const char *zygote_worker_step(int step);
 
 /* Send @fds with the message @m on @sock. 0 or -errno. The zygote sends a new worker's channels
  * with it, the server a request's stdio. */

@@ -14,6 +14,8 @@
  *   hosts       allow_hosts: every command gets the proxy's variables
  *   concurrent  eight commands at once on a pool of two
  *   server-death  a server SIGKILLed takes its warm sandbox with it
+ *   worker-fail   workers that cannot be made (--pids 2: no runner): each exec fails at once with
+ *                 the worker's error
  *   no-userns   (root) where no user namespace can be made: start() refuses, never degraded */
 #include <dirent.h>
 #include <errno.h>
@@ -62,6 +64,7 @@ static void check(bool cond, const char *fmt, ...)
 static const char *allow_host; /* test hosts: start with --allow-host */
 static const char *start_cwd;  /* --cwd */
 static bool allow_degraded;
+static uint64_t start_pids; /* --pids, or 0 */
 static struct cr_setup_error start_error;
 
 static struct cr_warm *start(struct cr_policy *p, unsigned pool)
@@ -80,6 +83,8 @@ static struct cr_warm *start(struct cr_policy *p, unsigned pool)
 	char msg[512] = "";
 	int r;
 
+	o.limits.value[CR_LIMIT_PIDS] = start_pids;
+	o.limits.set[CR_LIMIT_PIDS] = start_pids > 0;
 	r = cr_policy_build(&o, environ, geteuid() == 0, p, msg, sizeof(msg));
 	if (r < 0) {
 		printf("# policy: %s\n", msg);
@@ -299,6 +304,23 @@ static void test_run_seq(struct cr_warm *w, const struct cr_policy *p, int n)
 	      "run-seq: report has warm and landlock: %s",
 	      json_object_to_json_string(json_object_object_get(o, "warm")));
 	json_object_put(o);
+}
+
+/* Under --pids 2 (pid 1 and one worker) no worker can fork its runner: each exec fails with
+ * EXEC_FAILED and the worker's error, EAGAIN, rather than waiting for a worker that never comes
+ * or ending SIGNALED 9 without a word; and the next exec too (a failed worker is replaced). */
+static void test_worker_fail(struct cr_warm *w, const struct cr_policy *p)
+{
+	for (int i = 0; i < 2; i++) {
+		struct cr_exec_result res = {};
+		char out[64];
+		int r = run(w, p, "echo ran", out, sizeof(out), &res);
+
+		check(r == 0 && res.kind == CR_OUTCOME_EXEC_FAILED && res.err == EAGAIN &&
+			      out[0] == '\0',
+		      "worker-fail: exec %d fails with its worker's error: r=%d kind=%d err %s out '%s'",
+		      i, r, res.kind, strerror(res.err), out);
+	}
 }
 
 /* Is host process @pid below @root? */
@@ -772,6 +794,8 @@ int main(int argc, char **argv)
 		return test_no_userns();
 	if (strcmp(t, "hosts") == 0)
 		allow_host = "example.com";
+	if (strcmp(t, "worker-fail") == 0)
+		start_pids = 2;
 	w = start(&p, strcmp(t, "isolation") == 0 || strcmp(t, "concurrent") == 0 ? 2 : 1);
 	check(w != NULL, "%s: the warm sandbox starts", t);
 	if (!w)
@@ -794,6 +818,8 @@ int main(int argc, char **argv)
 		test_hosts(w, &p);
 	else if (strcmp(t, "concurrent") == 0)
 		test_concurrent(w, &p);
+	else if (strcmp(t, "worker-fail") == 0)
+		test_worker_fail(w, &p);
 	else
 		check(false, "unknown test %s", t);
 	ops->free(w);
