@@ -5,7 +5,8 @@
  *
  * Messages, all on AF_UNIX SOCK_SEQPACKET socketpairs (one message per send):
  *   control (server <-> zygote)  zygote: struct zy_msg ZY_READY + SCM_RIGHTS [exec, status],
- *                                the server's ends of a new worker's channels;
+ *                                the server's ends of a new worker's channels; ZY_FAILED
+ *                                (errno): a worker could not be made, and is tried again;
  *                                server: struct zy_msg ZY_WANT (count): make that many more.
  *   exec (server <-> runner)     server: struct exec_hdr, then cwd, argv and envp as
  *                                NUL-terminated strings, + SCM_RIGHTS [stdin, stdout, stderr];
@@ -28,11 +29,11 @@
 /* Ready workers the server holds at most: the pool, and what a burst of ZY_WANT adds. */
 #define CR_WARM_MAX_READY   (2 * CR_WARM_MAX_POOL)
 
-enum { ZY_READY = 1, ZY_WANT = 2 };
+enum { ZY_READY = 1, ZY_WANT = 2, ZY_FAILED = 3 };
 
 struct zy_msg {
 	uint32_t type;
-	uint32_t count; /* ZY_WANT: workers to add */
+	uint32_t count; /* ZY_WANT: workers to add; ZY_FAILED: the positive errno */
 };
 
 struct exec_hdr {

@@ -130,6 +130,10 @@ static int warm_handle(struct cr_warm *w)
 			w->ready[w->n_ready++] = (struct worker){ fds[0], fds[1] };
 			continue;
 		}
+		if (n == sizeof(m) && m.type == ZY_FAILED)
+			cr_log_warning("warm sandbox: a worker could not be made: %s; pid 1 tries "
+				       "again as processes end",
+				       strerror((int)m.count));
 		for (size_t i = 0; i < n_fds; i++)
 			(void)close(fds[i]);
 	}

@@ -487,6 +487,21 @@ out_close_ex:
 	return r;
 }
 
+/* Tell the server that a worker could not be made (@r), unless @told already said so: it logs
+ * it, as the zygote cannot. Returns what the server now knows (0: nothing to tell). */
+static int tell_failure(int control_fd, int r, int told)
+{
+	struct zy_msg m = { .type = ZY_FAILED, .count = (uint32_t)-r };
+
+	if (r >= 0)
+		return 0;
+	if (r == told)
+		return told;
+	if (zygote_send_with_fds(control_fd, &m, sizeof(m), NULL, 0, MSG_DONTWAIT) < 0)
+		return told; /* the next turn tries again */
+	return r;
+}
+
 /* ZY_WANT messages: how many workers the server asks for; -EPIPE once it is gone. */
 static int read_wants(int control_fd, unsigned *want)
 {
@@ -561,7 +576,7 @@ _Noreturn void cr_zygote_main(struct cr_child_ctx *ctx)
 {
 	unsigned want = ctx->warm_pool, deferred = 0;
 	struct signalfd_siginfo si;
-	int sig_fd = -EBADF, r;
+	int sig_fd = -EBADF, r, told = 0;
 	int64_t due = 0;
 
 	r = zygote_setup(ctx, &sig_fd);
@@ -578,9 +593,11 @@ _Noreturn void cr_zygote_main(struct cr_child_ctx *ctx)
 		bool reaped = false;
 
 		/* A worker that cannot be made now (the pids limit, memory) is tried again when a
-		 * process ends, or in CR_WARM_RETRY_MS. */
-		while (want > 0 && start_worker(ctx, ctx->warm_fd) == 0)
+		 * process ends, or in CR_WARM_RETRY_MS; the server hears of each new error. */
+		r = 0;
+		while (want > 0 && (r = start_worker(ctx, ctx->warm_fd)) == 0)
 			want--;
+		told = tell_failure(ctx->warm_fd, r, told);
 		if (poll(p, 2, zygote_timeout(want, deferred, due)) < 0 && errno != EINTR)
 			_exit(CR_EXIT_SETUP_SILENT);
 		if (p[0].revents) {

@@ -16,6 +16,8 @@
  *   server-death  a server SIGKILLed takes its warm sandbox with it
  *   worker-fail   workers that cannot be made (--pids 2: no runner): each exec fails at once with
  *                 the worker's error
+ *   pool-short    a pool of two under --pids 2: pid 1 cannot make the second worker, and the
+ *                 server warns of it on stderr
  *   no-userns   (root) where no user namespace can be made: start() refuses, never degraded */
 #include <dirent.h>
 #include <errno.h>
@@ -29,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -321,6 +324,28 @@ static void test_worker_fail(struct cr_warm *w, const struct cr_policy *p)
 		      "worker-fail: exec %d fails with its worker's error: r=%d kind=%d err %s out '%s'",
 		      i, r, res.kind, strerror(res.err), out);
 	}
+}
+
+/* Under --pids 2 with a pool of two, pid 1 can clone one worker but not the second (EAGAIN): the
+ * server is told, and warns on stderr (a memfd since before start(): @err_fd), rather than pid 1
+ * retrying without a word. */
+static void test_pool_short(struct cr_warm *w, int err_fd, int saved_stderr)
+{
+	char buf[4096] = "";
+	ssize_t n = 0;
+
+	for (int i = 0; i < 100 && !strstr(buf, "could not be made"); i++) {
+		struct pollfd pf = { .fd = ops->fd(w), .events = POLLIN };
+
+		(void)poll(&pf, 1, 30);
+		(void)ops->handle(w);
+		n = pread(err_fd, buf, sizeof(buf) - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+	}
+	(void)dup2(saved_stderr, 2);
+	check(strstr(buf, "warm sandbox: a worker could not be made: Resource temporarily unavailable") !=
+		      NULL,
+	      "pool-short: the server warns that pid 1 could not make a worker: %s", buf);
 }
 
 /* Is host process @pid below @root? */
@@ -773,6 +798,7 @@ static int test_no_userns(void)
 
 int main(int argc, char **argv)
 {
+	int err_fd = -1, saved_stderr = -1;
 	struct cr_policy p = {};
 	struct cr_warm *w;
 	const char *t;
@@ -794,9 +820,19 @@ int main(int argc, char **argv)
 		return test_no_userns();
 	if (strcmp(t, "hosts") == 0)
 		allow_host = "example.com";
-	if (strcmp(t, "worker-fail") == 0)
+	if (strcmp(t, "worker-fail") == 0 || strcmp(t, "pool-short") == 0)
 		start_pids = 2;
-	w = start(&p, strcmp(t, "isolation") == 0 || strcmp(t, "concurrent") == 0 ? 2 : 1);
+	if (strcmp(t, "pool-short") == 0) {
+		err_fd = memfd_create("stderr", MFD_CLOEXEC);
+		saved_stderr = dup(2);
+		if (err_fd < 0 || saved_stderr < 0 || dup2(err_fd, 2) < 0)
+			return 1;
+		cr_log_set_level(CR_LOG_WARNING);
+	}
+	w = start(&p, strcmp(t, "isolation") == 0 || strcmp(t, "concurrent") == 0 ||
+				      strcmp(t, "pool-short") == 0
+			      ? 2
+			      : 1);
 	check(w != NULL, "%s: the warm sandbox starts", t);
 	if (!w)
 		return 1;
@@ -820,6 +856,8 @@ int main(int argc, char **argv)
 		test_concurrent(w, &p);
 	else if (strcmp(t, "worker-fail") == 0)
 		test_worker_fail(w, &p);
+	else if (strcmp(t, "pool-short") == 0)
+		test_pool_short(w, err_fd, saved_stderr);
 	else
 		check(false, "unknown test %s", t);
 	ops->free(w);
