@@ -22,6 +22,7 @@
 #include "cgroup/cgroup.h"
 #include "launcher/base/exit-codes.h"
 #include "linux-internal.h"
+#include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "ns.h"
 #include "ns/net/proxy.h"
@@ -61,6 +62,17 @@ static void worker_close(struct worker *wk)
 	closep(&wk->exec_fd);
 	closep(&wk->status_fd);
 	wk->exec_fd = wk->status_fd = -EBADF;
+}
+
+/* A worker that could not be made (its status channel says which step failed, and why): logged,
+ * for the server's stderr, and its error returned as -errno. */
+static int setup_failed(const struct worker_status *ws)
+{
+	int err = ws->setup_err > 0 ? ws->setup_err : EPROTO;
+
+	cr_log_error("warm sandbox: a worker could not %s: %s", zygote_worker_step(ws->setup_step),
+		     strerror(err));
+	return -err;
 }
 
 /* Receive one message with up to two descriptors. The message's size, 0 at end of file, or
@@ -118,6 +130,10 @@ static int warm_handle(struct cr_warm *w)
 			w->ready[w->n_ready++] = (struct worker){ fds[0], fds[1] };
 			continue;
 		}
+		if (n == sizeof(m) && m.type == ZY_FAILED)
+			cr_log_warning("warm sandbox: a worker could not be made: %s; pid 1 tries "
+				       "again as processes end",
+				       strerror((int)m.count));
 		for (size_t i = 0; i < n_fds; i++)
 			(void)close(fds[i]);
 	}
@@ -323,6 +339,34 @@ static ssize_t pack_request(struct cr_warm *w, const struct cr_exec_request *req
 	return (ssize_t)off;
 }
 
+static void fill_result(struct cr_exec *e, const struct worker_status *ws)
+{
+	struct exec_err ee;
+	int st = ws->wait_status;
+
+	e->result = (struct cr_exec_result){};
+	/* The worker took the request, then could not set itself up: the command never ran. The
+	 * runner writes on the exec channel only when it could not execute the command. */
+	if (ws->setup_step) {
+		e->result.kind = CR_OUTCOME_EXEC_FAILED;
+		e->result.err = -setup_failed(ws);
+		e->result.status = CR_EXIT_NOEXEC;
+	} else if (recv(e->exec_fd, &ee, sizeof(ee), MSG_DONTWAIT) == sizeof(ee)) {
+		e->result.kind = CR_OUTCOME_EXEC_FAILED;
+		e->result.err = ee.err;
+		e->result.status = ee.stage == EXEC_STAGE_EXEC && ee.err == ENOENT
+					   ? CR_EXIT_NOTFOUND
+					   : CR_EXIT_NOEXEC;
+	} else if (WIFEXITED(st)) {
+		e->result.kind = CR_OUTCOME_EXITED;
+		e->result.status = WEXITSTATUS(st);
+	} else {
+		e->result.kind = CR_OUTCOME_SIGNALED;
+		e->result.status = WIFSIGNALED(st) ? WTERMSIG(st) : SIGKILL;
+	}
+	e->done = true; /* oom_killed and pids_limit_hit: the caller's, from events() */
+}
+
 static int warm_exec(struct cr_warm *w, const struct cr_exec_request *req, struct cr_exec **ret)
 {
 	struct cr_exec *e;
@@ -354,10 +398,23 @@ static int warm_exec(struct cr_warm *w, const struct cr_exec_request *req, struc
 			w->want_unsent--;
 			break;
 		}
-		worker_close(&wk); /* a worker that died idle: try the next */
-		if (r != -EPIPE && r != -ECONNRESET)
+		if (r == -EPIPE || r == -ECONNRESET) {
+			struct worker_status ws;
+
+			/* A worker that could not be made: the command fails with its error (not
+			 * -EAGAIN, which would wait for the next worker, that fails alike). */
+			if (recv(wk.status_fd, &ws, sizeof(ws), MSG_DONTWAIT) == sizeof(ws) &&
+			    ws.setup_step) {
+				*e = (struct cr_exec){ .exec_fd = wk.exec_fd, .status_fd = wk.status_fd };
+				fill_result(e, &ws);
+				r = 0;
+				break;
+			}
+			r = -EAGAIN; /* one that died idle: try the next */
+		}
+		worker_close(&wk);
+		if (r != -EAGAIN)
 			break;
-		r = -EAGAIN;
 	}
 	flush_wants(w);
 	if (r < 0) {
@@ -371,29 +428,6 @@ static int warm_exec(struct cr_warm *w, const struct cr_exec_request *req, struc
 static int warm_exec_fd(const struct cr_exec *e)
 {
 	return e->status_fd;
-}
-
-static void fill_result(struct cr_exec *e, const struct worker_status *ws)
-{
-	struct exec_err ee;
-	int st = ws->wait_status;
-
-	e->result = (struct cr_exec_result){};
-	/* The runner writes here only when it could not execute the command. */
-	if (recv(e->exec_fd, &ee, sizeof(ee), MSG_DONTWAIT) == sizeof(ee)) {
-		e->result.kind = CR_OUTCOME_EXEC_FAILED;
-		e->result.err = ee.err;
-		e->result.status = ee.stage == EXEC_STAGE_EXEC && ee.err == ENOENT
-					   ? CR_EXIT_NOTFOUND
-					   : CR_EXIT_NOEXEC;
-	} else if (WIFEXITED(st)) {
-		e->result.kind = CR_OUTCOME_EXITED;
-		e->result.status = WEXITSTATUS(st);
-	} else {
-		e->result.kind = CR_OUTCOME_SIGNALED;
-		e->result.status = WIFSIGNALED(st) ? WTERMSIG(st) : SIGKILL;
-	}
-	e->done = true; /* oom_killed and pids_limit_hit: the caller's, from events() */
 }
 
 static int warm_exec_handle(struct cr_exec *e, struct cr_exec_result *ret)

@@ -24,7 +24,8 @@
  *           channel (kill(-1, sig) in its namespace). When the runner ends it SIGKILLs
  *           everything left in its namespace, reaps it all, reports the runner's wait status and
  *           exits: nothing the command started outlives it, and no command can signal, or even
- *           see, another's processes.
+ *           see, another's processes. A step of its setup that fails is reported on the status
+ *           channel instead (worker_fail()): the command given to it fails with that error.
  *   runner  the worker's child: every signal at its default, every descriptor but its exec
  *           channel closed, a Landlock domain of its own (own_domain()), the run's seccomp
  *           filter installed, then blocked in recvmsg(). The request's stdio become 0-2, it
@@ -335,42 +336,84 @@ static int worker_wait(pid_t runner, int status_fd, int sig_fd)
 	}
 }
 
-/* The worker's confinement, before it drops its last capability: in its own mount namespace, the
- * /proc of its own pid namespace (its command sees its own processes and no other command's,
- * and `ps` finds itself under the pid getpid() gives), then the session's Landlock domain, as a
- * run's pid 1 enters it. 0 or -errno. */
-static int worker_confine(const struct cr_child_ctx *ctx)
+const char *zygote_worker_step(int step)
+{
+	switch (step) {
+	case WORKER_STEP_FDS:
+		return "close the zygote's descriptors";
+	case WORKER_STEP_PROC:
+		return "mount the /proc of its pid namespace";
+	case WORKER_STEP_LANDLOCK:
+		return "enter the session's Landlock domain";
+	case WORKER_STEP_CAPS:
+		return "drop its capabilities";
+	case WORKER_STEP_FORK:
+		return "fork its runner";
+	default:
+		return "set up";
+	}
+}
+
+/* A worker that cannot be made says which step failed and why on its status channel, where the
+ * server finds it when it hands the worker a command (warm_exec(), fill_result()): it is not
+ * lost without a word, and the command it was given fails with that error. */
+static _Noreturn void worker_fail(int status_fd, int step, int r)
+{
+	struct worker_status ws = { .setup_step = step, .setup_err = -r };
+
+	(void)send(status_fd, &ws, sizeof(ws), MSG_NOSIGNAL);
+	_exit(CR_EXIT_SETUP);
+}
+
+/* The worker's confinement, before it drops its last capability: the zygote's descriptors closed
+ * first (the mounts and the ruleset need a few of their own under the session's --open-files); in
+ * its own mount namespace, the /proc of its own pid namespace (its command sees its own processes
+ * and no other command's, and `ps` finds itself under the pid getpid() gives); then the session's
+ * Landlock domain, as a run's pid 1 enters it; then no capability and no_new_privs. 0, or -errno
+ * with the step in @ret_step. */
+static int worker_confine(const struct cr_child_ctx *ctx, int *keep, int *ret_step)
 {
 	const struct cr_policy *p = ctx->policy;
 	char msg[200];
 	int r;
 
+	*ret_step = WORKER_STEP_FDS;
+	r = close_all_except(keep, 2);
+	if (r < 0)
+		return r;
+	*ret_step = WORKER_STEP_PROC;
 	r = cr_mounts_worker_proc(&ctx->plan, msg, sizeof(msg));
 	if (r < 0)
 		return r;
-	return cr_landlock_apply(&ctx->landlock, p->keep_fds, p->n_keep_fds, msg, sizeof(msg));
+	*ret_step = WORKER_STEP_LANDLOCK;
+	r = cr_landlock_apply(&ctx->landlock, p->keep_fds, p->n_keep_fds, msg, sizeof(msg));
+	if (r < 0)
+		return r;
+	*ret_step = WORKER_STEP_CAPS;
+	r = drop_caps();
+	if (r < 0)
+		return r;
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ? negative_errno() : 0;
 }
 
 static _Noreturn void worker_main(const struct cr_child_ctx *ctx, int exec_fd, int status_fd)
 {
 	static const int ignored[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE };
-	int keep[] = { exec_fd, status_fd }, sig_fd, status;
+	int keep[] = { exec_fd, status_fd }, sig_fd, status, step, r;
 	struct worker_status ws;
 	pid_t runner;
 
 	for (size_t i = 0; i < ELEMENTSOF(ignored); i++)
 		(void)signal(ignored[i], SIG_IGN);
-	/* The zygote's descriptors go first: the mounts and the ruleset need a few of their own
-	 * under the session's --open-files. */
-	if (close_all_except(keep, 2) < 0 || worker_confine(ctx) < 0 || drop_caps() < 0 ||
-	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		_exit(CR_EXIT_SETUP);
+	r = worker_confine(ctx, keep, &step);
+	if (r < 0)
+		worker_fail(status_fd, step, r);
 	sig_fd = signalfd_for(SIGCHLD); /* SIGCHLD is blocked since the zygote */
 	if (sig_fd < 0)
-		_exit(CR_EXIT_SETUP);
+		worker_fail(status_fd, WORKER_STEP_FORK, negative_errno());
 	runner = fork();
 	if (runner < 0)
-		_exit(CR_EXIT_SETUP);
+		worker_fail(status_fd, WORKER_STEP_FORK, negative_errno());
 	if (runner == 0) {
 		(void)close(status_fd);
 		(void)close(sig_fd);
@@ -441,6 +484,21 @@ static int start_worker(const struct cr_child_ctx *ctx, int control_fd)
 out_close_ex:
 	(void)close(ex[0]);
 	(void)close(ex[1]);
+	return r;
+}
+
+/* Tell the server that a worker could not be made (@r), unless @told already said so: it logs
+ * it, as the zygote cannot. Returns what the server now knows (0: nothing to tell). */
+static int tell_failure(int control_fd, int r, int told)
+{
+	struct zy_msg m = { .type = ZY_FAILED, .count = (uint32_t)-r };
+
+	if (r >= 0)
+		return 0;
+	if (r == told)
+		return told;
+	if (zygote_send_with_fds(control_fd, &m, sizeof(m), NULL, 0, MSG_DONTWAIT) < 0)
+		return told; /* the next turn tries again */
 	return r;
 }
 
@@ -518,7 +576,7 @@ _Noreturn void cr_zygote_main(struct cr_child_ctx *ctx)
 {
 	unsigned want = ctx->warm_pool, deferred = 0;
 	struct signalfd_siginfo si;
-	int sig_fd = -EBADF, r;
+	int sig_fd = -EBADF, r, told = 0;
 	int64_t due = 0;
 
 	r = zygote_setup(ctx, &sig_fd);
@@ -535,9 +593,11 @@ _Noreturn void cr_zygote_main(struct cr_child_ctx *ctx)
 		bool reaped = false;
 
 		/* A worker that cannot be made now (the pids limit, memory) is tried again when a
-		 * process ends, or in CR_WARM_RETRY_MS. */
-		while (want > 0 && start_worker(ctx, ctx->warm_fd) == 0)
+		 * process ends, or in CR_WARM_RETRY_MS; the server hears of each new error. */
+		r = 0;
+		while (want > 0 && (r = start_worker(ctx, ctx->warm_fd)) == 0)
 			want--;
+		told = tell_failure(ctx->warm_fd, r, told);
 		if (poll(p, 2, zygote_timeout(want, deferred, due)) < 0 && errno != EINTR)
 			_exit(CR_EXIT_SETUP_SILENT);
 		if (p[0].revents) {

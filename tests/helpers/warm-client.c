@@ -14,6 +14,10 @@
  *   hosts       allow_hosts: every command gets the proxy's variables
  *   concurrent  eight commands at once on a pool of two
  *   server-death  a server SIGKILLed takes its warm sandbox with it
+ *   worker-fail   workers that cannot be made (--pids 2: no runner): each exec fails at once with
+ *                 the worker's error
+ *   pool-short    a pool of two under --pids 2: pid 1 cannot make the second worker, and the
+ *                 server warns of it on stderr
  *   no-userns   (root) where no user namespace can be made: start() refuses, never degraded */
 #include <dirent.h>
 #include <errno.h>
@@ -27,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -62,6 +67,7 @@ static void check(bool cond, const char *fmt, ...)
 static const char *allow_host; /* test hosts: start with --allow-host */
 static const char *start_cwd;  /* --cwd */
 static bool allow_degraded;
+static uint64_t start_pids; /* --pids, or 0 */
 static struct cr_setup_error start_error;
 
 static struct cr_warm *start(struct cr_policy *p, unsigned pool)
@@ -80,6 +86,8 @@ static struct cr_warm *start(struct cr_policy *p, unsigned pool)
 	char msg[512] = "";
 	int r;
 
+	o.limits.value[CR_LIMIT_PIDS] = start_pids;
+	o.limits.set[CR_LIMIT_PIDS] = start_pids > 0;
 	r = cr_policy_build(&o, environ, geteuid() == 0, p, msg, sizeof(msg));
 	if (r < 0) {
 		printf("# policy: %s\n", msg);
@@ -188,52 +196,71 @@ static bool status_line(int pid, const char *key, char *buf, size_t size)
 	return found;
 }
 
-/* Every process below pid 1 (workers, runners) has CapEff and CapPrm 0; at least one exists.
- * verbose: print what each one has. */
-static bool workers_without_caps(int pid1, bool verbose)
+/* @pid's CapEff and CapPrm, appended to @seen; false if it is gone. @bare: both are 0. */
+static bool caps_of(int pid, const char *what, char *seen, size_t size, bool *bare)
 {
-	char path[64], v[64];
+	char eff[64], prm[64];
+	size_t len = strlen(seen);
+
+	if (!status_line(pid, "CapEff:", eff, sizeof(eff)) ||
+	    !status_line(pid, "CapPrm:", prm, sizeof(prm))) {
+		snprintf(seen + len, size - len, "%s%s %d gone", len ? "; " : "", what, pid);
+		return false;
+	}
+	snprintf(seen + len, size - len, "%s%s %d CapEff %s CapPrm %s", len ? "; " : "", what, pid,
+		 eff, prm);
+	*bare = strcmp(eff, "0000000000000000") == 0 && strcmp(prm, "0000000000000000") == 0;
+	return true;
+}
+
+/* One look at the processes below pid 1, described in @seen. Returns whether the pool is settled:
+ * at least one worker, and each has its runner and neither is gone. A worker being made holds the
+ * zygote's CAP_SYS_ADMIN until it drops it, just before it forks its runner, and the worker of the
+ * command that just ended is gone or exiting, its runner reaped: neither is a settled state.
+ * @bare: every worker and runner seen has CapEff and CapPrm 0. */
+static bool look_at_workers(int pid1, char *seen, size_t size, bool *bare)
+{
+	char path[64];
 	int child, n = 0;
-	bool good = true;
+	bool settled = true;
 	FILE *f;
 
+	*bare = true;
+	seen[0] = '\0';
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid1, pid1);
 	f = fopen(path, "re");
 	while (f && fscanf(f, "%d", &child) == 1) {
-		char path2[64];
-		int grandchild;
+		int runner, runners = 0;
+		bool b = false;
 		FILE *g;
 
-		good &= status_line(child, "CapEff:", v, sizeof(v)) && strcmp(v, "0000000000000000") == 0;
-		if (verbose)
-			printf("# worker %d: CapEff %s\n", child,
-			       status_line(child, "CapEff:", v, sizeof(v)) ? v : "(gone)");
-		good &= status_line(child, "CapPrm:", v, sizeof(v)) && strcmp(v, "0000000000000000") == 0;
+		settled &= caps_of(child, "worker", seen, size, &b);
+		*bare &= b;
 		n++;
-		snprintf(path2, sizeof(path2), "/proc/%d/task/%d/children", child, child);
-		g = fopen(path2, "re");
-		while (g && fscanf(g, "%d", &grandchild) == 1) {
-			good &= status_line(grandchild, "CapEff:", v, sizeof(v)) &&
-				strcmp(v, "0000000000000000") == 0;
-			if (verbose)
-				printf("# runner %d of %d: CapEff %s\n", grandchild, child,
-				       status_line(grandchild, "CapEff:", v, sizeof(v)) ? v : "(gone)");
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", child, child);
+		g = fopen(path, "re");
+		while (g && fscanf(g, "%d", &runner) == 1) {
+			settled &= caps_of(runner, "runner", seen, size, &b);
+			*bare &= b;
+			runners++;
 		}
 		if (g)
 			fclose(g);
+		settled &= runners > 0;
 	}
 	if (f)
 		fclose(f);
-	if (verbose && n == 0)
-		printf("# no worker below pid 1\n");
-	return good && n > 0;
+	if (n == 0)
+		snprintf(seen, size, "no worker below pid 1");
+	return settled && n > 0;
 }
 
 static void test_run_seq(struct cr_warm *w, const struct cr_policy *p, int n)
 {
 	struct cr_exec_result res;
-	char out[64], want[64], script[64], out2[256];
+	char out[64], want[64], script[64], out2[1024];
 	int good = 0, r = 0;
+	bool settled = false, bare = false;
 	json_object *o = json_object_new_object(), *warm;
 
 	for (int i = 0; i < n; i++) {
@@ -266,20 +293,59 @@ static void test_run_seq(struct cr_warm *w, const struct cr_policy *p, int n)
 		      status_line(ops->pid(w), "NoNewPrivs:", out2, sizeof(out2)) &&
 		      strcmp(out2, "1") == 0,
 	      "run-seq: pid 1 keeps CAP_SYS_ADMIN only, an empty bounding set, no_new_privs");
-	/* A worker being made holds the zygote's CAP_SYS_ADMIN until its first step drops it, and
-	 * one may be between two pool slots (none listed): wait up to 3 s, which an ASan build
-	 * under CI's parallel suites needed (1 s failed about once in 12 runs). On failure, each
-	 * worker's and runner's CapEff is printed. */
-	for (int i = 0; i < 150 && !workers_without_caps(ops->pid(w), false); i++)
+	/* Wait for the pool to settle (up to 3 s, which an ASan build under CI's parallel suites
+	 * needed), then judge that same look: another could see a worker that has come or gone
+	 * since. */
+	for (int i = 0;
+	     !(settled = look_at_workers(ops->pid(w), out2, sizeof(out2), &bare)) && i < 150; i++)
 		usleep(20000);
-	check(workers_without_caps(ops->pid(w), true),
-	      "run-seq: the workers and their runners have no capability");
+	check(settled && bare, "run-seq: the workers and their runners have no capability: %s",
+	      out2);
 	r = ops->report(w, o);
 	check(r == 0 && json_object_object_get_ex(o, "warm", &warm) &&
 		      json_object_object_get_ex(o, "landlock", NULL),
 	      "run-seq: report has warm and landlock: %s",
 	      json_object_to_json_string(json_object_object_get(o, "warm")));
 	json_object_put(o);
+}
+
+/* Under --pids 2 (pid 1 and one worker) no worker can fork its runner: each exec fails with
+ * EXEC_FAILED and the worker's error, EAGAIN, rather than waiting for a worker that never comes
+ * or ending SIGNALED 9 without a word; and the next exec too (a failed worker is replaced). */
+static void test_worker_fail(struct cr_warm *w, const struct cr_policy *p)
+{
+	for (int i = 0; i < 2; i++) {
+		struct cr_exec_result res = {};
+		char out[64];
+		int r = run(w, p, "echo ran", out, sizeof(out), &res);
+
+		check(r == 0 && res.kind == CR_OUTCOME_EXEC_FAILED && res.err == EAGAIN &&
+			      out[0] == '\0',
+		      "worker-fail: exec %d fails with its worker's error: r=%d kind=%d err %s out '%s'",
+		      i, r, res.kind, strerror(res.err), out);
+	}
+}
+
+/* Under --pids 2 with a pool of two, pid 1 can clone one worker but not the second (EAGAIN): the
+ * server is told, and warns on stderr (a memfd since before start(): @err_fd), rather than pid 1
+ * retrying without a word. */
+static void test_pool_short(struct cr_warm *w, int err_fd, int saved_stderr)
+{
+	char buf[4096] = "";
+	ssize_t n = 0;
+
+	for (int i = 0; i < 100 && !strstr(buf, "could not be made"); i++) {
+		struct pollfd pf = { .fd = ops->fd(w), .events = POLLIN };
+
+		(void)poll(&pf, 1, 30);
+		(void)ops->handle(w);
+		n = pread(err_fd, buf, sizeof(buf) - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+	}
+	(void)dup2(saved_stderr, 2);
+	check(strstr(buf, "warm sandbox: a worker could not be made: Resource temporarily unavailable") !=
+		      NULL,
+	      "pool-short: the server warns that pid 1 could not make a worker: %s", buf);
 }
 
 /* Is host process @pid below @root? */
@@ -732,6 +798,7 @@ static int test_no_userns(void)
 
 int main(int argc, char **argv)
 {
+	int err_fd = -1, saved_stderr = -1;
 	struct cr_policy p = {};
 	struct cr_warm *w;
 	const char *t;
@@ -753,7 +820,19 @@ int main(int argc, char **argv)
 		return test_no_userns();
 	if (strcmp(t, "hosts") == 0)
 		allow_host = "example.com";
-	w = start(&p, strcmp(t, "isolation") == 0 || strcmp(t, "concurrent") == 0 ? 2 : 1);
+	if (strcmp(t, "worker-fail") == 0 || strcmp(t, "pool-short") == 0)
+		start_pids = 2;
+	if (strcmp(t, "pool-short") == 0) {
+		err_fd = memfd_create("stderr", MFD_CLOEXEC);
+		saved_stderr = dup(2);
+		if (err_fd < 0 || saved_stderr < 0 || dup2(err_fd, 2) < 0)
+			return 1;
+		cr_log_set_level(CR_LOG_WARNING);
+	}
+	w = start(&p, strcmp(t, "isolation") == 0 || strcmp(t, "concurrent") == 0 ||
+				      strcmp(t, "pool-short") == 0
+			      ? 2
+			      : 1);
 	check(w != NULL, "%s: the warm sandbox starts", t);
 	if (!w)
 		return 1;
@@ -775,6 +854,10 @@ int main(int argc, char **argv)
 		test_hosts(w, &p);
 	else if (strcmp(t, "concurrent") == 0)
 		test_concurrent(w, &p);
+	else if (strcmp(t, "worker-fail") == 0)
+		test_worker_fail(w, &p);
+	else if (strcmp(t, "pool-short") == 0)
+		test_pool_short(w, err_fd, saved_stderr);
 	else
 		check(false, "unknown test %s", t);
 	ops->free(w);

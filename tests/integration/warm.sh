@@ -42,6 +42,8 @@ for m in $MODES; do
 	client "$m" hosts
 	client "$m" concurrent
 	client "$m" server-death
+	client "$m" worker-fail
+	client "$m" pool-short
 done
 # root only: the test makes a user namespace of its own to forbid nested ones
 [ "$(id -u)" -ne 0 ] || client root no-userns
