@@ -99,7 +99,6 @@ _Noreturn void cr_command_main(struct cr_child_ctx *ctx);
  * but it could not be executed). Shared by the command of a run and a warm sandbox's runner. */
 int cr_exec_command(char *const argv[], char *const envp[]);
 /* Close every descriptor above 2 but @fd. 0 or -errno. */
-int cr_close_all_but(int fd);
 
 /* Apply the mount plan under the directory @root (the new root, not yet pivoted into). Returns 0
  * or -errno with the path that failed in ctx->detail. */

@@ -66,6 +66,7 @@
 
 #include "cgroup/cgroup.h"
 #include "launcher/base/exit-codes.h"
+#include "launcher/base/fd-util.h"
 #include "landlock/landlock-sys.h"
 #include "landlock/landlock.h"
 #include "linux-internal.h"
@@ -164,31 +165,6 @@ static void reset_signals(const sigset_t *ignored, const sigset_t *blocked)
 			(void)sigaction(sig, ignored && sigismember(ignored, sig) == 1 ? &ign : &dfl,
 					NULL);
 	(void)sigprocmask(SIG_SETMASK, blocked, NULL);
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Close every descriptor above 2 but the @n in @keep (which it sorts). */
-static int close_all_except(int *keep, size_t n)
-{
-	unsigned lo = 3;
-
-	qsort(keep, n, sizeof(int), cmp_int);
-	for (size_t i = 0; i < n; i++) {
-		if (keep[i] < 3)
-			continue;
-		if ((unsigned)keep[i] > lo && syscall(SYS_close_range, lo, keep[i] - 1, 0) < 0)
-			return negative_errno();
-		lo = (unsigned)keep[i] + 1;
-	}
-	if (syscall(SYS_close_range, lo, ~0u, 0) < 0)
-		return negative_errno();
-	return 0;
 }
 
 static int signalfd_for(int sig)
@@ -296,7 +272,7 @@ static _Noreturn void runner_main(const struct cr_child_ctx *ctx, int exec_fd)
 	(void)sigemptyset(&none);
 	reset_signals(&ctx->ignored, &none);
 	buf = malloc(CR_WARM_MAX_REQUEST);
-	if (!buf || close_all_except(keep, 1) < 0)
+	if (!buf || cr_close_all_except(3, keep, 1) < 0)
 		_exit(CR_EXIT_NOEXEC);
 	r = own_domain(&ctx->landlock);
 	if (r >= 0)
@@ -380,7 +356,7 @@ static _Noreturn void worker_main(const struct cr_child_ctx *ctx, int exec_fd, i
 	for (size_t i = 0; i < ELEMENTSOF(ignored); i++)
 		(void)signal(ignored[i], SIG_IGN);
 	if (drop_caps() < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-	    close_all_except(keep, 2) < 0)
+	    cr_close_all_except(3, keep, 2) < 0)
 		_exit(CR_EXIT_SETUP);
 	sig_fd = signalfd_for(SIGCHLD); /* SIGCHLD is blocked since the zygote */
 	if (sig_fd < 0)
@@ -498,7 +474,7 @@ static int zygote_setup(struct cr_child_ctx *ctx, int *ret_sig_fd)
 	(void)sigemptyset(&chld);
 	(void)sigaddset(&chld, SIGCHLD);
 	reset_signals(NULL, &chld);
-	r = close_all_except(keep, ELEMENTSOF(keep));
+	r = cr_close_all_except(3, keep, ELEMENTSOF(keep));
 	if (r < 0)
 		return r;
 	*ret_sig_fd = signalfd_for(SIGCHLD);
