@@ -22,6 +22,7 @@
 #include "cgroup-internal.h"
 #include "cgroup.h"
 #include "launcher/base/macro.h"
+#include "launcher/base/time-util.h"
 
 #define LAUNCHER_LEAF "corral-launcher"
 #define CPU_PERIOD_US 100000
@@ -43,14 +44,6 @@ struct cr_cgroup {
 	struct cr_rlimits rl;
 	double setup_ms;
 };
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static void say(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4);
 static void say(char *buf, size_t size, const char *fmt, ...)
@@ -590,7 +583,7 @@ int cr_cgroup_create(const struct cr_limits *limits, struct cr_cgroup **ret, cha
 {
 	const struct cr_cgroup_host *h = host();
 	char why[_CR_CTL_MAX][256] = {};
-	double t0 = now_ms();
+	double t0 = cr_now_ms_f();
 	unsigned need = needed_ctls(limits);
 	uint64_t mem = limits->value[CR_LIMIT_MEMORY], swap = limits->value[CR_LIMIT_MEMORY_SWAP];
 	struct cr_cgroup *cg;
@@ -612,7 +605,7 @@ int cr_cgroup_create(const struct cr_limits *limits, struct cr_cgroup **ret, cha
 	for (int l = 0; l < _CR_LIMIT_MAX; l++)
 		assign(cg, l, l == CR_LIMIT_MEMORY_SWAP ? swap : limits->value[l], mem,
 		       l == CR_LIMIT_MEMORY && !limits->set[l], why);
-	cg->setup_ms = now_ms() - t0;
+	cg->setup_ms = cr_now_ms_f() - t0;
 	r = check_required(limits, &cg->rep, msg, size);
 	if (r < 0) {
 		cg = cr_cgroup_free(cg);
@@ -629,7 +622,7 @@ int cr_cgroup_clone_fd(const struct cr_cgroup *cg)
 
 int cr_cgroup_attach(struct cr_cgroup *cg, pid_t pid, bool in_v2, bool v1)
 {
-	double t0 = now_ms();
+	double t0 = cr_now_ms_f();
 	int r = 0;
 
 	if (!cg)
@@ -639,7 +632,7 @@ int cr_cgroup_attach(struct cr_cgroup *cg, pid_t pid, bool in_v2, bool v1)
 	for (int c = 0; v1 && r >= 0 && c < _CR_CTL_MAX; c++)
 		if (cg->v1[c].fd >= 0)
 			r = write_at(cg->v1[c].fd, "cgroup.procs", "%d", (int)pid);
-	cg->setup_ms += now_ms() - t0;
+	cg->setup_ms += cr_now_ms_f() - t0;
 	return r;
 }
 

@@ -69,6 +69,7 @@
 #include "launcher/base/fd-util.h"
 #include "landlock/landlock-sys.h"
 #include "landlock/landlock.h"
+#include "launcher/base/time-util.h"
 #include "linux-internal.h"
 #include "launcher/base/macro.h"
 #include "ns.h"
@@ -481,18 +482,10 @@ static int zygote_setup(struct cr_child_ctx *ctx, int *ret_sig_fd)
 	return *ret_sig_fd < 0 ? negative_errno() : 0;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* How long to wait in poll(): a worker to retry (100 ms), a refill that is due, or nothing. */
 static int zygote_timeout(unsigned want, unsigned deferred, int64_t due)
 {
-	int64_t left = due - now_ms();
+	int64_t left = due - cr_now_ms();
 
 	if (want > 0)
 		return 100;
@@ -533,7 +526,7 @@ _Noreturn void cr_zygote_main(struct cr_child_ctx *ctx)
 			_exit(CR_EXIT_SETUP_SILENT);
 		if (p[0].revents) {
 			if (deferred == 0)
-				due = now_ms() + CR_WARM_REFILL_DELAY_MS;
+				due = cr_now_ms() + CR_WARM_REFILL_DELAY_MS;
 			if (read_wants(ctx->warm_fd, &deferred) < 0)
 				_exit(0); /* the server is gone */
 		}
@@ -541,7 +534,7 @@ _Noreturn void cr_zygote_main(struct cr_child_ctx *ctx)
 			;
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			reaped = true;
-		if (deferred > 0 && (reaped || now_ms() >= due)) {
+		if (deferred > 0 && (reaped || cr_now_ms() >= due)) {
 			want += deferred;
 			deferred = 0;
 		}

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* The one way corral closes what a process must not pass on (Linux: close_range(2)). */
+/* Descriptors: writing all of a buffer (every host, fd-util.c), and the one way corral closes
+ * what a process must not pass on (Linux only, fd-close.c: close_range(2)). */
 #pragma once
 
 #include <stddef.h>
+
+/* write(2) all of @data, retrying short writes and EINTR. 0 or -errno (-EIO if write returns 0). */
+int cr_write_all(int fd, const void *data, size_t size);
 
 /* Close every descriptor from @from up but the @n in @keep, which it sorts in place (entries
  * below @from, negative ones and repeats are skipped). Allocates nothing, so it is safe between

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "launcher/base/time-util.h"
 #include "launcher/policy/policy-build.h"
 #include "launcher/policy/cli.h"
 #include "launcher/base/fd-util.h"
@@ -285,7 +286,7 @@ void serve_cold_result(struct serve_exec *x)
 	(void)waitpid(x->helper, NULL, 0);
 	x->helper = 0;
 	x->ended = true;
-	x->end_ms = serve_now_ms();
+	x->end_ms = cr_now_ms_f();
 	x->timed_out = n == sizeof(res) && res.timed_out;
 	if (n != sizeof(res) || !res.have_outcome || res.outcome.kind == CR_OUTCOME_SETUP_FAILED) {
 		x->cold_failed = true;

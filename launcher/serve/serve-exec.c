@@ -16,6 +16,7 @@
 
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
+#include "launcher/base/time-util.h"
 #include "serve-internal.h"
 #include "launcher/status.h"
 
@@ -94,7 +95,7 @@ void serve_exec_event(struct serve *sv, struct serve_exec *x, int fd, short reve
 			uint64_t oom, pids;
 
 			x->ended = true;
-			x->end_ms = serve_now_ms();
+			x->end_ms = cr_now_ms_f();
 			/* The session's sandbox is the one the exec started in: a lost sandbox fails
 			 * its running execs before it is replaced. Execs of one session that overlap
 			 * share its counters: an event while they overlap is reported by each. */
@@ -218,7 +219,7 @@ static double earliest(double a, double b)
 /* Timeouts and grace periods; returns the poll timeout. */
 int serve_execs_tick(struct serve *sv)
 {
-	double now = serve_now_ms(), next = -1;
+	double now = cr_now_ms_f(), next = -1;
 
 	for (struct serve_exec *x = sv->execs, *nx; x; x = nx) {
 		nx = x->next;

@@ -245,8 +245,6 @@ struct serve_session {
 	struct json_object *enforced; /* the warm sandbox's report, in short, for exec results */
 };
 
-double serve_now_ms(void);
-
 /* Queue @o (consumed) as one line to client @client (gone: dropped). */
 void serve_send(struct serve *sv, uint64_t client, struct json_object *o);
 void serve_send_error(struct serve *sv, uint64_t client, struct json_object *id, const char *code,

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "launcher/base/time-util.h"
 #include "launcher/policy/policy-build.h"
 #include "launcher/policy/anchor.h"
 #include "launcher/policy/cli.h"
@@ -606,7 +607,7 @@ static int start_warm(struct serve *sv, struct serve_exec *x, const int child[3]
 
 	memcpy(req.stdio, child, sizeof(req.stdio));
 	sv->warm->events(x->session->w, &x->oom_kills, &x->pids_max);
-	x->start_ms = serve_now_ms();
+	x->start_ms = cr_now_ms_f();
 	return sv->warm->exec(x->session->w, &req, &x->e);
 }
 
@@ -622,7 +623,7 @@ static int start_cold(struct serve *sv, struct serve_exec *x, const int child[3]
 		serve_send_error(sv, x->client, x->id, "sandbox_failed", "%s", msg);
 		return r;
 	}
-	x->start_ms = serve_now_ms();
+	x->start_ms = cr_now_ms_f();
 	r = serve_cold_start(sv, x, &p, child);
 	p.argv = NULL; /* the exec's */
 	cr_policy_done(&p);

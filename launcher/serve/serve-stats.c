@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "launcher/base/macro.h"
+#include "launcher/base/time-util.h"
 #include "serve-internal.h"
 
 #define MAX_WALK 4096 /* processes visited per session */
@@ -132,7 +133,7 @@ void serve_stats(struct serve *sv, uint64_t client, struct cr_serve_request *req
 	(void)json_object_object_add(o, "execs_total",
 				     json_object_new_int64((int64_t)sv->execs_total));
 	(void)json_object_object_add(
-		o, "uptime_ms", json_object_new_int64((int64_t)(serve_now_ms() - sv->start_ms)));
+		o, "uptime_ms", json_object_new_int64((int64_t)(cr_now_ms_f() - sv->start_ms)));
 	(void)json_object_object_add(o, "pid", json_object_new_int(getpid()));
 	(void)json_object_object_add(o, "driver", json_object_new_string(sv->drv->name));
 	serve_send(sv, client, o);

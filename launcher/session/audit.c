@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "launcher/base/hex.h"
 #include "launcher/base/json-text.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "launcher/base/fd-util.h"
+#include "launcher/base/hex.h"
 #include "launcher/policy/env.h"
 #include "launcher/base/json-text.h"
 #include "launcher/base/log.h"

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "addr-class.h"
+#include "launcher/base/time-util.h"
 #include "launcher/policy/capability.h"
 #include "launcher/policy/env.h"
 #include "launcher/base/log.h"
@@ -129,14 +130,6 @@ static void warn_denied(struct shared *s, const char *host, const char *why)
 		cr_debug("proxy: denied '%s': %s", host, why);
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Wait until @fd has @events, the run is freed (-ECANCELED) or @deadline passes (-ETIMEDOUT;
  * a negative deadline waits for ever). */
 static int wait_fd(const struct shared *s, int fd, short events, int64_t deadline)
@@ -144,7 +137,7 @@ static int wait_fd(const struct shared *s, int fd, short events, int64_t deadlin
 	for (;;) {
 		struct pollfd fds[2] = { { .fd = fd, .events = events },
 					 { .fd = s->stop_fd, .events = POLLIN } };
-		int64_t left = deadline < 0 ? -1 : deadline - now_ms();
+		int64_t left = deadline < 0 ? -1 : deadline - cr_now_ms();
 
 		if (deadline >= 0 && left <= 0)
 			return -ETIMEDOUT;
@@ -190,7 +183,7 @@ static void conn_free(struct conn *c)
 
 static int send_all(const struct conn *c, int fd, const char *p, size_t n)
 {
-	int64_t deadline = now_ms() + SEND_TIMEOUT_MS;
+	int64_t deadline = cr_now_ms() + SEND_TIMEOUT_MS;
 
 	while (n > 0) {
 		ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
@@ -235,7 +228,7 @@ static void respond(const struct conn *c, int code, const char *reason, const ch
  * a TLS handshake) stays in c->head after head_len, and is sent on as it is. */
 static int read_head(struct conn *c)
 {
-	int64_t deadline = now_ms() + HEAD_TIMEOUT_MS;
+	int64_t deadline = cr_now_ms() + HEAD_TIMEOUT_MS;
 
 	for (;;) {
 		ssize_t n;
@@ -494,7 +487,7 @@ static int open_upstream(struct conn *c, const struct cr_http_request *rq)
 		fail(c, 502, "Bad Gateway", why);
 		return -EHOSTUNREACH;
 	}
-	deadline = now_ms() + CONNECT_TIMEOUT_MS;
+	deadline = cr_now_ms() + CONNECT_TIMEOUT_MS;
 	r = -EHOSTUNREACH;
 	for (const struct addrinfo *ai = res; ai && n < MAX_ADDRS; ai = ai->ai_next, n++) {
 		/* An address named literally is listed (pattern): that is the exception itself. */

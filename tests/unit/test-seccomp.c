@@ -34,6 +34,7 @@
 
 #include "launcher/policy/policy-build.h"
 #include "launcher/policy/cli.h"
+#include "launcher/base/hex.h"
 #include "launcher/base/macro.h"
 #include "launcher/policy/policy.h"
 #include "seccomp/seccomp-internal.h"
@@ -814,7 +815,7 @@ static void test_describe(void **state)
 		char hex[65];
 
 		cr_sc_sha256(b->insns, b->len * sizeof(*b->insns), d);
-		cr_sc_hex(d, 32, hex);
+		cr_hex(d, 32, hex);
 		assert_string_equal(i.sha256, hex);
 	}
 	s = cr_seccomp_free(s);
