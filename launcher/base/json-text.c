@@ -105,3 +105,39 @@ int cr_json_puts(json_object *o, int flags, FILE *f)
 		return -ENOMEM;
 	return fputs(text, f) < 0 || fputc('\n', f) == EOF ? -EIO : 0;
 }
+
+int cr_json_add(json_object *o, const char *key, json_object *v)
+{
+	if (!o || !v || json_object_object_add(o, key, v) < 0) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int cr_json_append(json_object *a, json_object *v)
+{
+	if (!a || !v || json_object_array_add(a, v) < 0) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int cr_json_add_null(json_object *o, const char *key)
+{
+	return o && json_object_object_add(o, key, NULL) >= 0 ? 0 : -ENOMEM;
+}
+
+int cr_json_add_str(json_object *o, const char *key, const char *s)
+{
+	return s ? cr_json_add(o, key, json_object_new_string(s)) : cr_json_add_null(o, key);
+}
+
+json_object *cr_json_whole(json_object *o, int r)
+{
+	if (r == 0)
+		return o;
+	json_object_put(o);
+	return NULL;
+}

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "launcher/base/json-text.h"
 #include "addr-class.h"
 #include "launcher/base/time-util.h"
 #include "launcher/policy/capability.h"
@@ -834,15 +835,6 @@ int cr_proxy_start(struct cr_proxy *px)
 	return 0;
 }
 
-static int add(json_object *o, const char *key, json_object *v)
-{
-	if (!v || json_object_object_add(o, key, v) < 0) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 int cr_proxy_report(const struct cr_proxy *px, json_object *enforced)
 {
 	json_object *hosts, *o;
@@ -852,21 +844,21 @@ int cr_proxy_report(const struct cr_proxy *px, json_object *enforced)
 		return 0;
 	hosts = json_object_new_array();
 	for (char **h = px->shared->hosts; hosts && *h && r == 0; h++)
-		r = json_object_array_add(hosts, json_object_new_string(*h)) < 0 ? -ENOMEM : 0;
-	if (r < 0 || add(enforced, "allow_hosts", hosts) < 0)
+		r = cr_json_append(hosts, json_object_new_string(*h));
+	if (r < 0 || cr_json_add(enforced, "allow_hosts", hosts) < 0)
 		return -ENOMEM;
 	o = json_object_new_object();
 	if (!o)
 		return -ENOMEM;
-	r = add(o, "address", json_object_new_string(CR_PROXY_ADDRESS));
-	r = r ?: add(o, "allowed", json_object_new_int64(atomic_load(&px->shared->allowed)));
-	r = r ?: add(o, "denied", json_object_new_int64(atomic_load(&px->shared->denied)));
-	r = r ?: add(o, "failed", json_object_new_int64(atomic_load(&px->shared->failed)));
+	r = cr_json_add(o, "address", json_object_new_string(CR_PROXY_ADDRESS));
+	r = r ?: cr_json_add(o, "allowed", json_object_new_int64(atomic_load(&px->shared->allowed)));
+	r = r ?: cr_json_add(o, "denied", json_object_new_int64(atomic_load(&px->shared->denied)));
+	r = r ?: cr_json_add(o, "failed", json_object_new_int64(atomic_load(&px->shared->failed)));
 	if (r < 0) {
 		json_object_put(o);
 		return r;
 	}
-	return add(enforced, "proxy", o);
+	return cr_json_add(enforced, "proxy", o);
 }
 
 struct cr_proxy *cr_proxy_free(struct cr_proxy *px)
