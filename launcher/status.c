@@ -29,17 +29,13 @@ static json_object *error_object(const struct cr_setup_error *e)
 {
 	json_object *o = json_object_new_object();
 	const char *name = e->err > 0 ? strerrorname_np(e->err) : NULL;
+	int r;
 
-	if (!o)
-		return NULL;
-	if (json_object_object_add(o, "stage", json_object_new_string(e->stage)) < 0 ||
-	    json_object_object_add(o, "errno", json_object_new_int(e->err)) < 0 ||
-	    json_object_object_add(o, "errno_name", name ? json_object_new_string(name) : NULL) < 0 ||
-	    json_object_object_add(o, "message", json_object_new_string(e->message)) < 0) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	r = cr_json_add(o, "stage", json_object_new_string(e->stage));
+	r = r ?: cr_json_add(o, "errno", json_object_new_int(e->err));
+	r = r ?: cr_json_add_str(o, "errno_name", name);
+	r = r ?: cr_json_add(o, "message", json_object_new_string(e->message));
+	return cr_json_whole(o, r);
 }
 
 static json_object *argv_array(char *const *argv)
@@ -47,7 +43,7 @@ static json_object *argv_array(char *const *argv)
 	json_object *a = json_object_new_array();
 
 	for (; a && argv && *argv; argv++)
-		if (json_object_array_add(a, json_object_new_string(*argv)) < 0) {
+		if (cr_json_append(a, json_object_new_string(*argv)) < 0) {
 			json_object_put(a);
 			return NULL;
 		}
@@ -59,42 +55,42 @@ json_object *cr_status_build(const struct cr_status *s)
 	int sig = s->outcome && s->outcome->kind == CR_OUTCOME_SIGNALED ? s->outcome->status : 0;
 	const char *signame = sig ? cr_signal_name(sig) : NULL;
 	json_object *o = json_object_new_object();
+	bool degraded = s->enforced &&
+			json_object_get_boolean(json_object_object_get(s->enforced, "degraded"));
 	char duration[32];
-	int r = 0;
+	int r;
 
-	if (!o)
-		return NULL;
 	/* Microsecond resolution is what the clock gives; more digits would be noise. */
 	(void)snprintf(duration, sizeof(duration), "%.3f", s->duration_ms);
-	r |= json_object_object_add(o, "version", json_object_new_int(CR_STATUS_VERSION));
-	r |= json_object_object_add(o, "corral_version", json_object_new_string(CR_VERSION));
-	r |= json_object_object_add(o, "driver", json_object_new_string(s->driver));
-	r |= json_object_object_add(o, "command", argv_array(s->argv));
-	r |= json_object_object_add(o, "outcome", json_object_new_string(cr_outcome_name(s->outcome, s->timed_out, s->denied)));
-	r |= json_object_object_add(o, "exit_code", json_object_new_int(s->exit_code));
-	r |= json_object_object_add(o, "signal", sig ? json_object_new_int(sig) : NULL);
-	r |= json_object_object_add(o, "signal_name",
-				    signame ? json_object_new_string(signame) : NULL);
-	r |= json_object_object_add(o, "timed_out", json_object_new_boolean(s->timed_out));
-	r |= json_object_object_add(o, "oom_killed",
-				    json_object_new_boolean(s->outcome && s->outcome->oom_killed));
-	r |= json_object_object_add(o, "pids_limit_hit",
-				    json_object_new_boolean(s->outcome && s->outcome->pids_limit_hit));
-	r |= json_object_object_add(o, "duration_ms",
-				    json_object_new_double_s(s->duration_ms, duration));
+	r = cr_json_add(o, "version", json_object_new_int(CR_STATUS_VERSION));
+	r = r ?: cr_json_add(o, "corral_version", json_object_new_string(CR_VERSION));
+	r = r ?: cr_json_add(o, "driver", json_object_new_string(s->driver));
+	r = r ?: cr_json_add(o, "command", argv_array(s->argv));
+	r = r ?: cr_json_add(o, "outcome", json_object_new_string(cr_outcome_name(
+						   s->outcome, s->timed_out, s->denied)));
+	r = r ?: cr_json_add(o, "exit_code", json_object_new_int(s->exit_code));
+	if (sig)
+		r = r ?: cr_json_add(o, "signal", json_object_new_int(sig));
+	else
+		r = r ?: cr_json_add_null(o, "signal");
+	r = r ?: cr_json_add_str(o, "signal_name", signame);
+	r = r ?: cr_json_add(o, "timed_out", json_object_new_boolean(s->timed_out));
+	r = r ?: cr_json_add(o, "oom_killed",
+			     json_object_new_boolean(s->outcome && s->outcome->oom_killed));
+	r = r ?: cr_json_add(o, "pids_limit_hit",
+			     json_object_new_boolean(s->outcome && s->outcome->pids_limit_hit));
+	r = r ?: cr_json_add(o, "duration_ms", json_object_new_double_s(s->duration_ms, duration));
 	/* The driver says so in enforced.degraded; repeated here, where no reader can miss it. */
-	r |= json_object_object_add(
-		o, "degraded",
-		json_object_new_boolean(s->enforced && json_object_get_boolean(json_object_object_get(
-								  s->enforced, "degraded"))));
-	r |= json_object_object_add(o, "enforced",
-				    s->enforced ? json_object_get(s->enforced) : NULL);
-	r |= json_object_object_add(o, "error", s->error ? error_object(s->error) : NULL);
-	if (r != 0) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	r = r ?: cr_json_add(o, "degraded", json_object_new_boolean(degraded));
+	if (s->enforced)
+		r = r ?: cr_json_add(o, "enforced", json_object_get(s->enforced));
+	else
+		r = r ?: cr_json_add_null(o, "enforced");
+	if (s->error)
+		r = r ?: cr_json_add(o, "error", error_object(s->error));
+	else
+		r = r ?: cr_json_add_null(o, "error");
+	return cr_json_whole(o, r);
 }
 
 int cr_status_open(const char *dest, bool *ret_owned, char *msg, size_t size)

@@ -141,3 +141,22 @@ json_object *cr_json_whole(json_object *o, int r)
 	json_object_put(o);
 	return NULL;
 }
+
+int cr_json_copy(json_object *to, json_object *from, const char *key)
+{
+	json_object *v = NULL;
+
+	if (!from || !json_object_object_get_ex(from, key, &v))
+		return 0;
+	return v ? cr_json_add(to, key, json_object_get(v)) : cr_json_add_null(to, key);
+}
+
+json_object *cr_json_strv(char *const *v, size_t n)
+{
+	json_object *a = json_object_new_array();
+	int r = a ? 0 : -ENOMEM;
+
+	for (size_t i = 0; r == 0 && i < n; i++)
+		r = cr_json_append(a, json_object_new_string(v[i]));
+	return cr_json_whole(a, r);
+}

@@ -45,3 +45,10 @@ int cr_json_add_str(struct json_object *o, const char *key, const char *s);
 /* @o when @r (a chain of the adds above) is 0; else @o is freed and NULL returned, so that a
  * document is sent or written whole or not at all. */
 struct json_object *cr_json_whole(struct json_object *o, int r);
+
+/* @key of @from, as it is (a JSON null too), into @to when @from has it; nothing when it does
+ * not or @from is NULL. 0 or -ENOMEM. */
+int cr_json_copy(struct json_object *to, struct json_object *from, const char *key);
+
+/* The @n strings of @v as a JSON array; NULL on allocation failure. */
+struct json_object *cr_json_strv(char *const *v, size_t n);

@@ -385,18 +385,6 @@ void cr_capability_done(struct cr_capability *c)
 
 /* --- JSON ---------------------------------------------------------------------------------- */
 
-static json_object *strv_to_json(char *const *v, size_t n)
-{
-	json_object *a = json_object_new_array();
-
-	for (size_t i = 0; a && i < n; i++)
-		if (cr_json_append(a, json_object_new_string(v[i])) < 0) {
-			json_object_put(a);
-			return NULL;
-		}
-	return a;
-}
-
 static json_object *limit_to_json(enum cr_limit l, uint64_t v)
 {
 	if (v == CR_LIMIT_INFINITY)
@@ -450,13 +438,13 @@ json_object *cr_capability_to_json(const struct cr_capability *c, bool as_reques
 	int r = o ? 0 : -ENOMEM;
 
 	if (r >= 0 && (c->n_fs_read || !as_request))
-		r = cr_json_add(o, "fs_read", strv_to_json(c->fs_read, c->n_fs_read));
+		r = cr_json_add(o, "fs_read", cr_json_strv(c->fs_read, c->n_fs_read));
 	if (r >= 0 && (c->n_fs_write || !as_request))
-		r = cr_json_add(o, "fs_write", strv_to_json(c->fs_write, c->n_fs_write));
+		r = cr_json_add(o, "fs_write", cr_json_strv(c->fs_write, c->n_fs_write));
 	if (r >= 0 && (c->net != CR_NETCAP_NONE || !as_request))
 		r = cr_json_add(o, "network", json_object_new_string(cr_net_cap_to_string(c->net)));
 	if (r >= 0 && c->net == CR_NETCAP_HOSTS)
-		r = cr_json_add(o, "allow_hosts", strv_to_json(c->hosts, c->n_hosts));
+		r = cr_json_add(o, "allow_hosts", cr_json_strv(c->hosts, c->n_hosts));
 	if (r >= 0 && (c->spawn || !as_request))
 		r = cr_json_add(o, "spawn", json_object_new_boolean(c->spawn));
 	if (r >= 0)

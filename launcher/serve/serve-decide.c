@@ -254,36 +254,16 @@ int serve_approval_store(struct serve *sv, struct serve_exec *x, enum cr_serve_s
 	return approval_append(sv, x);
 }
 
-static json_object *strv_json(char *const *v, size_t n)
-{
-	json_object *a = json_object_new_array();
-
-	for (size_t i = 0; a && i < n; i++)
-		if (cr_json_append(a, json_object_new_string(v[i])) < 0)
-			return (json_object_put(a), NULL);
-	return a;
-}
-
 int serve_decision_json(const struct serve_exec *x, json_object *o)
 {
 	int r;
 
 	r = cr_json_add(o, "tier",
 			json_object_new_string(cr_risk_tier_to_string(x->risk.tier) ?: "unknown"));
-	r = r ?: cr_json_add(o, "reasons", strv_json(x->risk.reasons, x->risk.n_reasons));
+	r = r ?: cr_json_add(o, "reasons", cr_json_strv(x->risk.reasons, x->risk.n_reasons));
 	r = r ?: cr_json_add(o, "rule", json_object_new_string(rule_names[x->rule]));
 	r = r ?: cr_json_add_str(o, "approval", x->approval);
 	return r;
-}
-
-/* @key of @from (a result) into @to; nothing if @from has none. 0 or -ENOMEM. */
-static int copy_key(json_object *to, json_object *from, const char *key)
-{
-	json_object *v = NULL;
-
-	if (!from || !json_object_object_get_ex(from, key, &v))
-		return 0;
-	return v ? cr_json_add(to, key, json_object_get(v)) : cr_json_add_null(to, key);
 }
 
 /* The ledger line of @x, whole, in *@ret; -ENOMEM if any part of it cannot be made. */
@@ -322,7 +302,7 @@ static int audit_entry(const struct serve_exec *x, const char *decision, json_ob
 		json_object_object_del(e, "approval"); /* "approval_scope" in the ledger */
 	r = r ?: cr_json_add(e, "outcome", json_object_new_string(result ? "ran" : decision));
 	for (size_t i = 0; r == 0 && i < ELEMENTSOF(from_result); i++)
-		r = copy_key(e, result, from_result[i]);
+		r = cr_json_copy(e, result, from_result[i]);
 	if (r < 0) {
 		json_object_put(e);
 		return r;

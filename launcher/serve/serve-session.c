@@ -17,6 +17,7 @@
 #include "launcher/policy/anchor.h"
 #include "launcher/policy/cli.h"
 #include "launcher/base/exit-codes.h"
+#include "launcher/session/audit.h"
 #include "launcher/base/json-text.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
@@ -143,55 +144,14 @@ static int session_policy(struct serve *sv, struct serve_session *s,
 	return r;
 }
 
-/* @key of @from into @to, if @from has it (a JSON null too). 0 or -ENOMEM. */
-static int copy_key(json_object *to, json_object *from, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(from, key, &v))
-		return 0;
-	return v ? cr_json_add(to, key, json_object_get(v)) : cr_json_add_null(to, key);
-}
-
-/* The modes of the limits in @limits that are enforced, in *@ret. 0 or -ENOMEM. */
-static int limit_modes(json_object *limits, json_object **ret)
-{
-	json_object *o = json_object_new_object(), *m;
-	int r = o ? 0 : -ENOMEM;
-
-	json_object_object_foreach(limits, name, lim)
-	{
-		if (r == 0 && json_object_object_get_ex(lim, "mode", &m) &&
-		    strcmp(json_object_get_string(m), "none") != 0)
-			r = cr_json_add(o, name, json_object_get(m));
-	}
-	*ret = cr_json_whole(o, r);
-	return r;
-}
-
 /* What every exec result of the session repeats: the layers and their modes, not the paths
  * (open_session_result has the whole report). NULL if it cannot be made whole. */
 static json_object *report_summary(json_object *full)
 {
 	static const char *const keep[] = {"namespaces",   "network",      "degraded",
 					   "capabilities", "no_new_privs", "warm"};
-	json_object *o = json_object_new_object(), *v, *m, *ll;
-	int r = o ? 0 : -ENOMEM;
 
-	for (size_t i = 0; r == 0 && i < ELEMENTSOF(keep); i++)
-		r = copy_key(o, full, keep[i]);
-	if (r == 0 && json_object_object_get_ex(full, "seccomp", &v) &&
-	    json_object_object_get_ex(v, "mode", &m))
-		r = cr_json_add(o, "seccomp", json_object_get(m));
-	if (r == 0 && json_object_object_get_ex(full, "landlock", &v)) {
-		ll = json_object_new_object();
-		r = copy_key(ll, v, "abi");
-		r = r ?: copy_key(ll, v, "applied");
-		r = cr_json_add(o, "landlock", cr_json_whole(ll, r));
-	}
-	if (r == 0 && json_object_object_get_ex(full, "limits", &v))
-		r = limit_modes(v, &ll) ?: cr_json_add(o, "limits", ll);
-	return cr_json_whole(o, r);
+	return cr_audit_summary(full, keep, ELEMENTSOF(keep));
 }
 
 static int session_start(struct serve *sv, struct serve_session *s, char *msg, size_t size)
