@@ -16,9 +16,6 @@
 #include "launcher/risk/risk.h"
 
 #define CR_DEFAULT_PROFILE "workspace"
-/* The longest line of a profile: inih's line buffer (INI_MAX_LINE, 200 in Debian's libinih 55)
- * less "\r\n\0". A longer line is refused rather than cut. */
-#define CR_PROFILE_MAX_LINE 197
 #define CR_PROFILE_MAX_SIZE (64 * 1024) /* bytes of a profile file */
 #define CR_PROFILE_NAME_MAX 64		/* a name is 1-64 of [A-Za-z0-9_-] */
 #ifndef CR_SYSCONF_PROFILES
