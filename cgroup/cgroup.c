@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "launcher/base/log.h"
 #include "launcher/base/json-text.h"
 #include "cgroup-internal.h"
 #include "cgroup.h"
@@ -45,16 +46,6 @@ struct cr_cgroup {
 	struct cr_rlimits rl;
 	double setup_ms;
 };
-
-static void say(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4);
-static void say(char *buf, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	(void)vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-}
 
 static int write_at(int dfd, const char *file, const char *fmt, ...) _printf_(3, 4);
 static int write_at(int dfd, const char *file, const char *fmt, ...)
@@ -441,7 +432,7 @@ static unsigned try_v2(struct cr_cgroup *cg, const struct cr_cgroup_host *h, uns
 
 	if (!h->v2_mount[0]) {
 		for (int c = 0; c < _CR_CTL_MAX; c++)
-			say(why[c], sizeof(why[c]), "no cgroup2 hierarchy");
+			cr_say(why[c], sizeof(why[c]), "no cgroup2 hierarchy");
 		return 0;
 	}
 	r = v2_base(h, need, base, sizeof(base), &have);
@@ -449,11 +440,11 @@ static unsigned try_v2(struct cr_cgroup *cg, const struct cr_cgroup_host *h, uns
 		r = make_run_dir(base, true, &cg->v2);
 	for (int c = 0; c < _CR_CTL_MAX; c++)
 		if (r < 0)
-			say(why[c], sizeof(why[c]), "cgroup2 %s: %s", base[0] ? base : h->v2_mount,
-			    strerror(-r));
+			cr_say(why[c], sizeof(why[c]), "cgroup2 %s: %s", base[0] ? base : h->v2_mount,
+			       strerror(-r));
 		else if ((need & (1u << c)) && !(have & (1u << c)))
-			say(why[c], sizeof(why[c]), "cgroup2 %s has no %s controller",
-			    base, cr_cgroup_ctl_name(c));
+			cr_say(why[c], sizeof(why[c]), "cgroup2 %s has no %s controller",
+			       base, cr_cgroup_ctl_name(c));
 	cg->v2_ctls = r < 0 ? 0 : have;
 	return cg->v2_ctls;
 }
@@ -485,8 +476,8 @@ static void try_v1(struct cr_cgroup *cg, const struct cr_cgroup_host *h, unsigne
 		if (!(need & (1u << c)))
 			continue;
 		if (!h->v1_mount[c][0]) {
-			say(why[c] + len, sizeof(why[c]) - len, "; no cgroup v1 %s hierarchy",
-			    cr_cgroup_ctl_name(c));
+			cr_say(why[c] + len, sizeof(why[c]) - len, "; no cgroup v1 %s hierarchy",
+			       cr_cgroup_ctl_name(c));
 			continue;
 		}
 		for (int d = 0; d < c; d++) /* co-mounted controllers share one directory */
@@ -506,8 +497,8 @@ static void try_v1(struct cr_cgroup *cg, const struct cr_cgroup_host *h, unsigne
 		if (r >= 0)
 			r = open_tasks(&cg->v1[c], &cg->v1_tasks[c]);
 		if (r < 0)
-			say(why[c] + len, sizeof(why[c]) - len, "; cgroup v1 %s: %s", base,
-			    strerror(-r));
+			cr_say(why[c] + len, sizeof(why[c]) - len, "; cgroup v1 %s: %s", base,
+			       strerror(-r));
 	}
 }
 
@@ -549,20 +540,23 @@ static void assign(struct cr_cgroup *cg, enum cr_limit l, uint64_t v, uint64_t m
 		return;
 	}
 	if (res >= 0 && cgroup_only) {
-		say(rep->why[l], sizeof(rep->why[l]),
-		    "a default, which only a memory cgroup enforces (RLIMIT_AS would break programs that reserve address space): it bounds the tmpfs mounts only; --memory sets RLIMIT_AS; no memory cgroup: %s",
-		    why[c] + (why[c][0] == ';' ? 2 : 0));
+		cr_say(rep->why[l], sizeof(rep->why[l]),
+		       "a default, which only a memory cgroup enforces (RLIMIT_AS would break programs that reserve address space): it bounds the tmpfs mounts only; --memory sets RLIMIT_AS; no memory cgroup: %s",
+		       why[c] + (why[c][0] == ';' ? 2 : 0));
 	} else if (res >= 0) {
 		add_rlimit(cg, res, v);
 		rep->mode[l] = CR_LIMIT_MODE_RLIMIT;
 	} else if (l == CR_LIMIT_MEMORY_SWAP && r == -ENOENT && rep->mode[CR_LIMIT_MEMORY] &&
 		   rep->mode[CR_LIMIT_MEMORY] != CR_LIMIT_MODE_RLIMIT) {
-		say(rep->why[l], sizeof(rep->why[l]), "the kernel does not account swap (swapaccount)");
+		cr_say(rep->why[l], sizeof(rep->why[l]),
+		       "the kernel does not account swap (swapaccount)");
 	} else if (r != -ENOENT) {
-		say(rep->why[l], sizeof(rep->why[l]), "writing the limit failed: %s", strerror(-r));
+		cr_say(rep->why[l], sizeof(rep->why[l]), "writing the limit failed: %s",
+		       strerror(-r));
 	} else {
-		say(rep->why[l], sizeof(rep->why[l]), "no writable cgroup with the %s controller (%s)",
-		    cr_cgroup_ctl_name(c), why[c] + (why[c][0] == ';' ? 2 : 0));
+		cr_say(rep->why[l], sizeof(rep->why[l]),
+		       "no writable cgroup with the %s controller (%s)", cr_cgroup_ctl_name(c),
+		       why[c] + (why[c][0] == ';' ? 2 : 0));
 	}
 }
 
@@ -572,8 +566,8 @@ static int check_required(const struct cr_limits *limits, const struct cr_limits
 	for (int l = 0; limits->required && l < _CR_LIMIT_MAX; l++)
 		if (limits->set[l] && cr_limit_is_finite(limits->value[l]) &&
 		    rep->mode[l] == CR_LIMIT_MODE_NONE) {
-			say(msg, size, "--limits=required: %s cannot be enforced on this host: %s",
-			    cr_limit_option(l), rep->why[l]);
+			cr_say(msg, size, "--limits=required: %s cannot be enforced on this host: %s",
+			       cr_limit_option(l), rep->why[l]);
 			return -EOPNOTSUPP;
 		}
 	return 0;
@@ -772,8 +766,8 @@ void cr_cgroup_probe_modes(enum cr_limit_mode modes[_CR_LIMIT_MAX], char *detail
 		if (modes[l] == CR_LIMIT_MODE_NONE && limit_rlimit(l) >= 0)
 			modes[l] = CR_LIMIT_MODE_RLIMIT;
 	}
-	say(detail, size, "cgroup2 parent %s (controllers it can hand out: [%s])",
-	    base[0] ? base : "none", avail);
+	cr_say(detail, size, "cgroup2 parent %s (controllers it can hand out: [%s])",
+	       base[0] ? base : "none", avail);
 	len = strlen(detail);
 	for (int c = 0; c < _CR_CTL_MAX; c++)
 		if (h->v1_mount[c][0] && len < size)
