@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "launcher/base/log.h"
-#include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "cgroup-internal.h"
 #include "cgroup.h"
 #include "launcher/base/macro.h"

@@ -2,7 +2,7 @@
 /* enforced.landlock of the JSON status. */
 #include <json-c/json.h>
 
-#include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "landlock-internal.h"
 
 /* The names of the rights of the kinds in @kinds (a bit per enum cr_ll_kind) set in @mask[]. */

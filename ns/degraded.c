@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "cgroup/cgroup.h"
 #include "degraded.h"
 #include "launcher/policy/env.h"

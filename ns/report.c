@@ -5,7 +5,7 @@
 #include <sched.h>
 #include <string.h>
 
-#include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "cgroup/cgroup.h"
 #include "degraded.h"
 #include "landlock/landlock.h"

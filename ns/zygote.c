@@ -64,7 +64,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "cgroup/cgroup.h"
 #include "launcher/base/exit-codes.h"
 #include "launcher/base/fd-util.h"

@@ -11,7 +11,7 @@ extern char **environ;
 #include "launcher/policy/policy-build.h"
 #include "launcher/policy/request.h"
 #include "launcher/driver.h"
-#include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/macro.h"
 #include "launcher/policy/policy.h"
 #include "launcher/base/exit-codes.h"

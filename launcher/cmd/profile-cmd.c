@@ -11,7 +11,7 @@
 
 #include "profile-cmd.h"
 #include "launcher/driver.h"
-#include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/exit-codes.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"

@@ -15,6 +15,7 @@
 #include "session-cmd.h"
 #include "launcher/base/exit-codes.h"
 #include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/session/session.h"

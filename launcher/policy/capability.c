@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "capability.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "launcher/session/audit.h"
-#include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "serve-internal.h"

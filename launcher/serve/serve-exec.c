@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/time-util.h"

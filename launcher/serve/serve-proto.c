@@ -11,6 +11,7 @@
 
 #include "launcher/policy/request.h"
 #include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/path-util.h"

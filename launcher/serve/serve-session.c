@@ -18,7 +18,7 @@
 #include "launcher/policy/cli.h"
 #include "launcher/base/exit-codes.h"
 #include "launcher/session/audit.h"
-#include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/policy/policy.h"

@@ -16,7 +16,7 @@
 
 #include "audit.h"
 #include "launcher/base/hex.h"
-#include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "state.h"

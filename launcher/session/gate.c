@@ -11,7 +11,7 @@
 
 #include "audit.h"
 #include "gate.h"
-#include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 

@@ -18,6 +18,7 @@
 #include "launcher/base/hex.h"
 #include "launcher/policy/env.h"
 #include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "session.h"

@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "addr-class.h"
 #include "launcher/base/time-util.h"
 #include "launcher/policy/capability.h"

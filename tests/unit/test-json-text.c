@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 
 #define FFFD "\xef\xbf\xbd"
 
