@@ -9,6 +9,7 @@
 
 #include "cli-win.h"
 #include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/macro.h"
 #include "launcher/outcome.h"
 #include "win-macro.h"
@@ -58,12 +59,13 @@ static json_object *error_object(const struct cr_setup_error *e)
 {
 	json_object *o = json_object_new_object();
 	const char *name = errno_name(e->err);
+	int r;
 
-	json_object_object_add(o, "stage", json_object_new_string(e->stage));
-	json_object_object_add(o, "errno", json_object_new_int(e->err));
-	json_object_object_add(o, "errno_name", name ? json_object_new_string(name) : NULL);
-	json_object_object_add(o, "message", json_object_new_string(e->message));
-	return o;
+	r = cr_json_add(o, "stage", json_object_new_string(e->stage));
+	r = r ?: cr_json_add(o, "errno", json_object_new_int(e->err));
+	r = r ?: cr_json_add_str(o, "errno_name", name);
+	r = r ?: cr_json_add(o, "message", json_object_new_string(e->message));
+	return cr_json_whole(o, r);
 }
 
 json_object *cr_win_status_build(const struct cr_win_status *s)
@@ -77,36 +79,46 @@ json_object *cr_win_status_build(const struct cr_win_status *s)
 					   : s->error ? s->error
 					   : out      ? &out->error
 						      : NULL;
-	char duration[32];
-
-	for (size_t i = 0; s->argv && s->argv[i]; i++)
-		json_object_array_add(cmd, json_object_new_string(s->argv[i]));
-	(void)snprintf(duration, sizeof(duration), "%.3f", s->duration_ms);
-	json_object_object_add(o, "version", json_object_new_int(1));
-	json_object_object_add(o, "corral_version", json_object_new_string(CR_WIN_VERSION));
-	json_object_object_add(o, "driver", json_object_new_string(s->driver));
-	json_object_object_add(o, "backend", json_object_new_string(s->driver));
-	json_object_object_add(o, "command", cmd);
-	json_object_object_add(o, "outcome", json_object_new_string(cr_outcome_name(s->outcome, s->timed_out, false)));
-	json_object_object_add(o, "exit_code",
-			       json_object_new_int(cr_exit_code(out, s->timed_out)));
-	json_object_object_add(o, "signal", sig ? json_object_new_int(sig) : NULL);
-	json_object_object_add(o, "signal_name",
-			       signal_name(sig) ? json_object_new_string(signal_name(sig)) : NULL);
-	json_object_object_add(o, "timed_out", json_object_new_boolean(s->timed_out));
-	json_object_object_add(o, "oom_killed", json_object_new_boolean(out && out->oom_killed));
-	json_object_object_add(o, "pids_limit_hit",
-			       json_object_new_boolean(out && out->pids_limit_hit));
-	json_object_object_add(o, "duration_ms",
-			       json_object_new_double_s(s->duration_ms, duration));
 	/* Job-only mode (--allow-degraded, no Low token) is this backend's degraded mode. */
-	json_object_object_add(o, "degraded",
-			       json_object_new_boolean(mode && strcmp(json_object_get_string(mode),
-								      "job_only") == 0));
-	json_object_object_add(o, "enforced", s->enforced ? json_object_get(s->enforced) : NULL);
-	json_object_object_add(o, "error", err ? error_object(err) : NULL);
-	json_object_object_add(o, "profile", NULL);
-	return o;
+	bool degraded = mode && strcmp(json_object_get_string(mode), "job_only") == 0;
+	char duration[32];
+	int r = cmd ? 0 : -ENOMEM;
+
+	for (size_t i = 0; r == 0 && s->argv && s->argv[i]; i++)
+		r = cr_json_append(cmd, json_object_new_string(s->argv[i]));
+	cmd = cr_json_whole(cmd, r);
+	(void)snprintf(duration, sizeof(duration), "%.3f", s->duration_ms);
+	r = cr_json_add(o, "version", json_object_new_int(1));
+	r = r ?: cr_json_add(o, "corral_version", json_object_new_string(CR_WIN_VERSION));
+	r = r ?: cr_json_add(o, "driver", json_object_new_string(s->driver));
+	r = r ?: cr_json_add(o, "backend", json_object_new_string(s->driver));
+	if (r < 0)
+		json_object_put(cmd);
+	r = r ?: cr_json_add(o, "command", cmd);
+	r = r ?: cr_json_add(o, "outcome", json_object_new_string(cr_outcome_name(
+						   s->outcome, s->timed_out, false)));
+	r = r ?: cr_json_add(o, "exit_code", json_object_new_int(cr_exit_code(out, s->timed_out)));
+	if (sig)
+		r = r ?: cr_json_add(o, "signal", json_object_new_int(sig));
+	else
+		r = r ?: cr_json_add_null(o, "signal");
+	r = r ?: cr_json_add_str(o, "signal_name", signal_name(sig));
+	r = r ?: cr_json_add(o, "timed_out", json_object_new_boolean(s->timed_out));
+	r = r ?: cr_json_add(o, "oom_killed", json_object_new_boolean(out && out->oom_killed));
+	r = r ?: cr_json_add(o, "pids_limit_hit",
+			     json_object_new_boolean(out && out->pids_limit_hit));
+	r = r ?: cr_json_add(o, "duration_ms", json_object_new_double_s(s->duration_ms, duration));
+	r = r ?: cr_json_add(o, "degraded", json_object_new_boolean(degraded));
+	if (s->enforced)
+		r = r ?: cr_json_add(o, "enforced", json_object_get(s->enforced));
+	else
+		r = r ?: cr_json_add_null(o, "enforced");
+	if (err)
+		r = r ?: cr_json_add(o, "error", error_object(err));
+	else
+		r = r ?: cr_json_add_null(o, "error");
+	r = r ?: cr_json_add_null(o, "profile");
+	return cr_json_whole(o, r);
 }
 
 int cr_win_status_write(json_object *o, const char *path)
@@ -119,7 +131,7 @@ int cr_win_status_write(json_object *o, const char *path)
 	DWORD done = 0;
 	int r;
 
-	if (!text)
+	if (!o || !text) /* a status that could not be built whole is not written in part */
 		return -ENOMEM;
 	len = strlen(text);
 	r = cr_win_utf16(path, &w);
