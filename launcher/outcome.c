@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <json-c/json.h>
 
 #include "launcher/base/exit-codes.h"
+#include "launcher/base/json-util.h"
 #include "outcome.h"
 
 int cr_exit_code(const struct cr_outcome *o, bool timed_out)
@@ -44,4 +46,16 @@ const char *cr_outcome_name(const struct cr_outcome *o, bool timed_out, bool den
 	default:
 		return "setup_failed";
 	}
+}
+
+json_object *cr_outcome_error_json(const struct cr_setup_error *e, const char *errno_name)
+{
+	json_object *o = json_object_new_object();
+	int r;
+
+	r = cr_json_add(o, "stage", json_object_new_string(e->stage));
+	r = r ?: cr_json_add(o, "errno", json_object_new_int(e->err));
+	r = r ?: cr_json_add_str(o, "errno_name", errno_name);
+	r = r ?: cr_json_add(o, "message", json_object_new_string(e->message));
+	return cr_json_whole(o, r);
 }

@@ -28,15 +28,7 @@ const char *cr_signal_name(int sig)
 
 static json_object *error_object(const struct cr_setup_error *e)
 {
-	json_object *o = json_object_new_object();
-	const char *name = e->err > 0 ? strerrorname_np(e->err) : NULL;
-	int r;
-
-	r = cr_json_add(o, "stage", json_object_new_string(e->stage));
-	r = r ?: cr_json_add(o, "errno", json_object_new_int(e->err));
-	r = r ?: cr_json_add_str(o, "errno_name", name);
-	r = r ?: cr_json_add(o, "message", json_object_new_string(e->message));
-	return cr_json_whole(o, r);
+	return cr_outcome_error_json(e, e->err > 0 ? strerrorname_np(e->err) : NULL);
 }
 
 static json_object *argv_array(char *const *argv)

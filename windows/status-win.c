@@ -57,15 +57,7 @@ static const char *errno_name(int err)
 
 static json_object *error_object(const struct cr_setup_error *e)
 {
-	json_object *o = json_object_new_object();
-	const char *name = errno_name(e->err);
-	int r;
-
-	r = cr_json_add(o, "stage", json_object_new_string(e->stage));
-	r = r ?: cr_json_add(o, "errno", json_object_new_int(e->err));
-	r = r ?: cr_json_add_str(o, "errno_name", name);
-	r = r ?: cr_json_add(o, "message", json_object_new_string(e->message));
-	return cr_json_whole(o, r);
+	return cr_outcome_error_json(e, errno_name(e->err));
 }
 
 json_object *cr_win_status_build(const struct cr_win_status *s)
