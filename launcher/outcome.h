@@ -16,7 +16,18 @@ const char *cr_outcome_name(const struct cr_outcome *o, bool timed_out, bool den
 
 struct json_object;
 
-/* The JSON status's "error" for @e: its stage, errno, @errno_name (the errno's symbolic name,
- * which each host looks up its own way; NULL gives null) and message. NULL on allocation
- * failure. */
-struct json_object *cr_outcome_error_json(const struct cr_setup_error *e, const char *errno_name);
+/* How the run went, as the JSON status says it (docs/json-status.md, from "outcome" to
+ * "error"): one writer for corral's status (status.c) and corral.exe's (windows/status-win.c). */
+struct cr_outcome_status {
+	const struct cr_outcome *outcome; /* NULL: nothing was started */
+	bool timed_out, denied, degraded;
+	int exit_code;
+	const char *signal_name;	    /* of outcome's signal, each host's own way */
+	double duration_ms;
+	struct json_object *enforced;	    /* the driver's report, or NULL */
+	const struct cr_setup_error *error; /* or NULL */
+	const char *errno_name;		    /* of error's errno, each host's own way, or NULL */
+};
+
+/* Add those keys to @o in the status's order. 0 or -ENOMEM. */
+int cr_outcome_status_json(struct json_object *o, const struct cr_outcome_status *s);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "launcher/policy/request.h"
+#include "outcome.h"
 #include "launcher/base/parse-util.h"
 #include "launcher/base/json-text.h"
 #include "launcher/base/json-util.h"
@@ -26,63 +27,33 @@ const char *cr_signal_name(int sig)
 	return buf;
 }
 
-static json_object *error_object(const struct cr_setup_error *e)
-{
-	return cr_outcome_error_json(e, e->err > 0 ? strerrorname_np(e->err) : NULL);
-}
-
-static json_object *argv_array(char *const *argv)
-{
-	json_object *a = json_object_new_array();
-
-	for (; a && argv && *argv; argv++)
-		if (cr_json_append(a, json_object_new_string(*argv)) < 0) {
-			json_object_put(a);
-			return NULL;
-		}
-	return a;
-}
-
 json_object *cr_status_build(const struct cr_status *s)
 {
 	int sig = s->outcome && s->outcome->kind == CR_OUTCOME_SIGNALED ? s->outcome->status : 0;
-	const char *signame = sig ? cr_signal_name(sig) : NULL;
 	json_object *o = json_object_new_object();
-	bool degraded = s->enforced &&
-			json_object_get_boolean(json_object_object_get(s->enforced, "degraded"));
-	char duration[32];
+	size_t argc = 0;
 	int r;
 
-	/* Microsecond resolution is what the clock gives; more digits would be noise. */
-	(void)snprintf(duration, sizeof(duration), "%.3f", s->duration_ms);
+	while (s->argv && s->argv[argc])
+		argc++;
 	r = cr_json_add(o, "version", json_object_new_int(CR_STATUS_VERSION));
 	r = r ?: cr_json_add(o, "corral_version", json_object_new_string(CR_VERSION));
 	r = r ?: cr_json_add(o, "driver", json_object_new_string(s->driver));
-	r = r ?: cr_json_add(o, "command", argv_array(s->argv));
-	r = r ?: cr_json_add(o, "outcome", json_object_new_string(cr_outcome_name(
-						   s->outcome, s->timed_out, s->denied)));
-	r = r ?: cr_json_add(o, "exit_code", json_object_new_int(s->exit_code));
-	if (sig)
-		r = r ?: cr_json_add(o, "signal", json_object_new_int(sig));
-	else
-		r = r ?: cr_json_add_null(o, "signal");
-	r = r ?: cr_json_add_str(o, "signal_name", signame);
-	r = r ?: cr_json_add(o, "timed_out", json_object_new_boolean(s->timed_out));
-	r = r ?: cr_json_add(o, "oom_killed",
-			     json_object_new_boolean(s->outcome && s->outcome->oom_killed));
-	r = r ?: cr_json_add(o, "pids_limit_hit",
-			     json_object_new_boolean(s->outcome && s->outcome->pids_limit_hit));
-	r = r ?: cr_json_add(o, "duration_ms", json_object_new_double_s(s->duration_ms, duration));
-	/* The driver says so in enforced.degraded; repeated here, where no reader can miss it. */
-	r = r ?: cr_json_add(o, "degraded", json_object_new_boolean(degraded));
-	if (s->enforced)
-		r = r ?: cr_json_add(o, "enforced", json_object_get(s->enforced));
-	else
-		r = r ?: cr_json_add_null(o, "enforced");
-	if (s->error)
-		r = r ?: cr_json_add(o, "error", error_object(s->error));
-	else
-		r = r ?: cr_json_add_null(o, "error");
+	r = r ?: cr_json_add(o, "command", cr_json_strv(s->argv, argc));
+	r = r ?: cr_outcome_status_json(o, &(struct cr_outcome_status){
+		.outcome = s->outcome,
+		.timed_out = s->timed_out,
+		.denied = s->denied,
+		/* the driver's enforced.degraded */
+		.degraded = s->enforced && json_object_get_boolean(
+						   json_object_object_get(s->enforced, "degraded")),
+		.exit_code = s->exit_code,
+		.signal_name = sig ? cr_signal_name(sig) : NULL,
+		.duration_ms = s->duration_ms,
+		.enforced = s->enforced,
+		.error = s->error,
+		.errno_name = s->error && s->error->err > 0 ? strerrorname_np(s->error->err) : NULL,
+	});
 	return cr_json_whole(o, r);
 }
 

@@ -55,60 +55,39 @@ static const char *errno_name(int err)
 	return NULL;
 }
 
-static json_object *error_object(const struct cr_setup_error *e)
-{
-	return cr_outcome_error_json(e, errno_name(e->err));
-}
-
 json_object *cr_win_status_build(const struct cr_win_status *s)
 {
 	const struct cr_outcome *out = s->outcome;
 	int sig = out && out->kind == CR_OUTCOME_SIGNALED ? out->status : 0;
 	bool ran = out && (out->kind == CR_OUTCOME_EXITED || out->kind == CR_OUTCOME_SIGNALED);
-	json_object *o = json_object_new_object(), *cmd = json_object_new_array();
+	json_object *o = json_object_new_object();
 	json_object *mode = s->enforced ? json_object_object_get(s->enforced, "mode") : NULL;
 	const struct cr_setup_error *err = ran        ? NULL
 					   : s->error ? s->error
 					   : out      ? &out->error
 						      : NULL;
-	/* Job-only mode (--allow-degraded, no Low token) is this backend's degraded mode. */
-	bool degraded = mode && strcmp(json_object_get_string(mode), "job_only") == 0;
-	char duration[32];
-	int r = cmd ? 0 : -ENOMEM;
+	size_t argc = 0;
+	int r;
 
-	for (size_t i = 0; r == 0 && s->argv && s->argv[i]; i++)
-		r = cr_json_append(cmd, json_object_new_string(s->argv[i]));
-	cmd = cr_json_whole(cmd, r);
-	(void)snprintf(duration, sizeof(duration), "%.3f", s->duration_ms);
+	while (s->argv && s->argv[argc])
+		argc++;
 	r = cr_json_add(o, "version", json_object_new_int(1));
 	r = r ?: cr_json_add(o, "corral_version", json_object_new_string(CR_WIN_VERSION));
 	r = r ?: cr_json_add(o, "driver", json_object_new_string(s->driver));
 	r = r ?: cr_json_add(o, "backend", json_object_new_string(s->driver));
-	if (r < 0)
-		json_object_put(cmd);
-	r = r ?: cr_json_add(o, "command", cmd);
-	r = r ?: cr_json_add(o, "outcome", json_object_new_string(cr_outcome_name(
-						   s->outcome, s->timed_out, false)));
-	r = r ?: cr_json_add(o, "exit_code", json_object_new_int(cr_exit_code(out, s->timed_out)));
-	if (sig)
-		r = r ?: cr_json_add(o, "signal", json_object_new_int(sig));
-	else
-		r = r ?: cr_json_add_null(o, "signal");
-	r = r ?: cr_json_add_str(o, "signal_name", signal_name(sig));
-	r = r ?: cr_json_add(o, "timed_out", json_object_new_boolean(s->timed_out));
-	r = r ?: cr_json_add(o, "oom_killed", json_object_new_boolean(out && out->oom_killed));
-	r = r ?: cr_json_add(o, "pids_limit_hit",
-			     json_object_new_boolean(out && out->pids_limit_hit));
-	r = r ?: cr_json_add(o, "duration_ms", json_object_new_double_s(s->duration_ms, duration));
-	r = r ?: cr_json_add(o, "degraded", json_object_new_boolean(degraded));
-	if (s->enforced)
-		r = r ?: cr_json_add(o, "enforced", json_object_get(s->enforced));
-	else
-		r = r ?: cr_json_add_null(o, "enforced");
-	if (err)
-		r = r ?: cr_json_add(o, "error", error_object(err));
-	else
-		r = r ?: cr_json_add_null(o, "error");
+	r = r ?: cr_json_add(o, "command", cr_json_strv(s->argv, argc));
+	r = r ?: cr_outcome_status_json(o, &(struct cr_outcome_status){
+		.outcome = out,
+		.timed_out = s->timed_out,
+		/* Job-only mode (--allow-degraded, no Low token) is this backend's degraded mode. */
+		.degraded = mode && strcmp(json_object_get_string(mode), "job_only") == 0,
+		.exit_code = cr_exit_code(out, s->timed_out),
+		.signal_name = signal_name(sig),
+		.duration_ms = s->duration_ms,
+		.enforced = s->enforced,
+		.error = err,
+		.errno_name = err ? errno_name(err->err) : NULL,
+	});
 	r = r ?: cr_json_add_null(o, "profile");
 	return cr_json_whole(o, r);
 }
