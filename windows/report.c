@@ -24,23 +24,29 @@ static int add_limit(json_object *limits, const char *name, uint64_t v, const ch
 	return cr_json_add(limits, name, cr_json_whole(o, r));
 }
 
-static json_object *job_object(const struct cr_run *run)
+/* The job's UI restrictions, by name. NULL on allocation failure. */
+static json_object *ui_restrictions(void)
 {
 	static const char *const ui[] = {"desktop",           "display_settings", "exit_windows",
 					 "global_atoms",      "handles",          "read_clipboard",
 					 "system_parameters", "write_clipboard"};
-	json_object *job = json_object_new_object(), *a = json_object_new_array();
+	json_object *a = json_object_new_array();
 	int r = a ? 0 : -ENOMEM;
 
 	for (size_t i = 0; r == 0 && i < sizeof(ui) / sizeof(ui[0]); i++)
 		r = cr_json_append(a, json_object_new_string(ui[i]));
-	a = cr_json_whole(a, r);
+	return cr_json_whole(a, r);
+}
+
+static json_object *job_object(const struct cr_run *run)
+{
+	json_object *job = json_object_new_object();
+	int r;
+
 	r = cr_json_add(job, "kill_on_close", json_object_new_boolean(true));
 	r = r ?: cr_json_add(job, "die_on_unhandled_exception", json_object_new_boolean(true));
 	r = r ?: cr_json_add(job, "started_suspended", json_object_new_boolean(true));
-	if (r < 0)
-		json_object_put(a);
-	r = r ?: cr_json_add(job, "ui_restrictions", a);
+	r = r ?: cr_json_add(job, "ui_restrictions", ui_restrictions());
 	r = r ?: cr_json_add(job, "limit_messages",
 			     json_object_new_boolean(run->job.port != NULL));
 	return cr_json_whole(job, r);

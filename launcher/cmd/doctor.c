@@ -46,21 +46,26 @@ static json_object *check_json(const struct cr_check *c)
 	return cr_json_whole(j, r);
 }
 
-/* NULL on allocation failure: the report is whole or absent. */
-static json_object *checks_json(const struct cr_probe *p, const char *driver, bool ready)
+static json_object *checks_array(const struct cr_probe *p)
 {
-	json_object *o = json_object_new_object(), *a = json_object_new_array();
+	json_object *a = json_object_new_array();
 	int r = a ? 0 : -ENOMEM;
 
 	for (size_t i = 0; r == 0 && i < p->n_checks; i++)
 		r = cr_json_append(a, check_json(&p->checks[i]));
-	a = cr_json_whole(a, r);
+	return cr_json_whole(a, r);
+}
+
+/* NULL on allocation failure: the report is whole or absent. */
+static json_object *checks_json(const struct cr_probe *p, const char *driver, bool ready)
+{
+	json_object *o = json_object_new_object();
+	int r;
+
 	r = cr_json_add(o, "corral_version", json_object_new_string(CR_VERSION));
 	r = r ?: cr_json_add(o, "driver", json_object_new_string(driver));
 	r = r ?: cr_json_add(o, "ready", json_object_new_boolean(ready));
-	if (r < 0)
-		json_object_put(a);
-	r = r ?: cr_json_add(o, "checks", a);
+	r = r ?: cr_json_add(o, "checks", checks_array(p));
 	return cr_json_whole(o, r);
 }
 
