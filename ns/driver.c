@@ -26,6 +26,7 @@
 #include "degraded.h"
 #include "launcher/base/exit-codes.h"
 #include "landlock-plan.h"
+#include "launcher/base/time-util.h"
 #include "linux-internal.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
@@ -679,22 +680,6 @@ static void read_signals(struct cr_run *run)
 	}
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static double now_ms_f(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static void fill_outcome(const struct cr_run *run, struct cr_outcome *o)
 {
 	*o = (struct cr_outcome){};
@@ -732,7 +717,7 @@ static void fill_outcome(const struct cr_run *run, struct cr_outcome *o)
 
 static int linux_wait(struct cr_run *run, int64_t timeout_ms, struct cr_outcome *ret)
 {
-	int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+	int64_t deadline = timeout_ms < 0 ? -1 : cr_now_ms() + timeout_ms;
 
 	if (run->pid < 0 && run->have_error) { /* clone itself failed */
 		fill_outcome(run, ret);
@@ -745,7 +730,7 @@ static int linux_wait(struct cr_run *run, int64_t timeout_ms, struct cr_outcome 
 			{ .fd = run->msg_eof ? -1 : run->msg_fd, .events = POLLIN },
 			{ .fd = run->sig_fd, .events = POLLIN },
 		};
-		int64_t left = deadline < 0 ? -1 : deadline - now_ms();
+		int64_t left = deadline < 0 ? -1 : deadline - cr_now_ms();
 		int n;
 
 		if (deadline >= 0 && left <= 0)
@@ -800,10 +785,10 @@ static struct cr_run *linux_run_free(struct cr_run *run)
 	if (run->mask_saved)
 		(void)sigprocmask(SIG_SETMASK, &run->old_mask, NULL);
 	if (run->cgroup) {
-		double t0 = now_ms_f();
+		double t0 = cr_now_ms_f();
 
 		run->cgroup = cr_cgroup_free(run->cgroup);
-		cr_debug("cgroup teardown (kill, rmdir): %.3f ms", now_ms_f() - t0);
+		cr_debug("cgroup teardown (kill, rmdir): %.3f ms", cr_now_ms_f() - t0);
 	}
 	cr_mount_plan_done(&run->ctx.plan);
 	cr_landlock_plan_done(&run->ctx.landlock);

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "launcher/base/hex.h"
 #include "launcher/base/macro.h"
 #include "seccomp-internal.h"
 
@@ -36,17 +37,6 @@ void cr_sc_sha256(const void *data, size_t size, uint8_t ret[32])
 	SHA256Init(&ctx);
 	SHA256Update(&ctx, data, size);
 	SHA256Final(ret, &ctx);
-}
-
-void cr_sc_hex(const uint8_t *data, size_t size, char *ret)
-{
-	static const char digits[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < size; i++) {
-		ret[2 * i] = digits[data[i] >> 4];
-		ret[2 * i + 1] = digits[data[i] & 15];
-	}
-	ret[2 * size] = '\0';
 }
 
 int cr_sc_cache_dir(char *buf, size_t size)
@@ -108,7 +98,7 @@ static int open_dir(const char *dir, bool create)
 
 static void entry_name(const uint8_t key[32], char *buf)
 {
-	cr_sc_hex(key, 32, buf);
+	cr_hex(key, 32, buf);
 	strcat(buf, ".bpf");
 }
 
