@@ -529,15 +529,12 @@ static int spawn_sandbox(struct cr_run *run)
 static void prepare_jobs(struct cr_run *run)
 {
 	const struct cr_policy *p = run->policy;
-	struct timespec ts;
-
 	run->ctx.parent_stat_fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
 	if (run->ctx.parent_stat_fd < 0)
 		cr_debug("cannot open /proc/self/stat (%m): the sandbox will not follow a SIGSTOP");
 	run->ctx.kill_after_ms = p->kill_after_ms;
-	if (p->timeout_ms && clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
-		run->ctx.deadline_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec +
-				       (int64_t)p->timeout_ms * 1000000;
+	if (p->timeout_ms)
+		run->ctx.deadline_ns = cr_now_ns() + (int64_t)p->timeout_ms * 1000000;
 }
 
 static int linux_spawn(struct cr_run *run)
