@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "launcher/base/fd-util.h"
 #include "launcher/base/hex.h"
 #include "launcher/base/macro.h"
 #include "seccomp-internal.h"
@@ -159,21 +160,6 @@ int cr_sc_cache_load(const char *dir, const uint8_t key[32], struct cr_bpf *ret)
 	return verify(data, (size_t)n, key, ret);
 }
 
-static int write_all(int fd, const void *data, size_t size)
-{
-	for (const char *p = data; size > 0;) {
-		ssize_t n = write(fd, p, size);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? negative_errno() : -EIO;
-		p += n;
-		size -= (size_t)n;
-	}
-	return 0;
-}
-
 /* A file with @data under the name @tmp in @dfd: made anonymously (O_TMPFILE), written, then
  * linked, so no partial file ever has a name; or, where O_TMPFILE is missing, created there. */
 static int write_tmp(int dfd, const char *tmp, const void *data, size_t size)
@@ -185,7 +171,7 @@ static int write_tmp(int dfd, const char *tmp, const void *data, size_t size)
 	(void)unlinkat(dfd, tmp, 0); /* left by a process of the same pid that died */
 	fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
 	if (fd >= 0) {
-		r = write_all(fd, data, size);
+		r = cr_write_all(fd, data, size);
 		if (r < 0)
 			return r;
 		(void)snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
@@ -196,7 +182,7 @@ static int write_tmp(int dfd, const char *tmp, const void *data, size_t size)
 	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return negative_errno();
-	r = write_all(fd, data, size);
+	r = cr_write_all(fd, data, size);
 	if (r < 0)
 		(void)unlinkat(dfd, tmp, 0);
 	return r;
