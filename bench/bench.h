@@ -45,8 +45,9 @@ const char *cr_bench_fmt_time(char *buf, size_t size, double us);
 /* The latency results of v[0..n), summarised in st[0..n), on stdout. */
 void cr_bench_print_table(const struct subject *v, size_t n, const struct stats *st);
 void cr_bench_print_csv(const struct subject *v, size_t n, const struct stats *st);
-void cr_bench_print_json(const struct subject *v, size_t n, const struct stats *st,
-			 const struct opts *o);
+/* 0, or -ENOMEM: nothing is printed unless the whole document could be built. */
+int cr_bench_print_json(const struct subject *v, size_t n, const struct stats *st,
+			const struct opts *o);
 /* Box plots of the measured subjects side by side, on a log time axis, as SVG into path.
  * Returns 0 or -errno. */
 int cr_bench_plot_svg(const char *path, const struct subject *v, size_t n, const struct stats *st,

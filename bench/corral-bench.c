@@ -707,9 +707,12 @@ static int measure(struct subject *v, size_t n, struct opts *o)
 		 o->workload, o->runs, (unsigned long long)o->seed);
 	if (o->plot && (r = cr_bench_plot_svg(o->plot, v, n, st, title)) < 0)
 		fprintf(stderr, "corral-bench: cannot write %s: %s\n", o->plot, strerror(-r));
-	if (o->json)
-		cr_bench_print_json(v, n, st, o);
-	else if (o->csv)
+	if (o->json) {
+		if (cr_bench_print_json(v, n, st, o) < 0) {
+			fprintf(stderr, "corral-bench: out of memory building the JSON report\n");
+			return 1;
+		}
+	} else if (o->csv)
 		cr_bench_print_csv(v, n, st);
 	else {
 		printf("spawn latency of %s: %lu runs per subject after %lu warm-up rounds, "

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "launcher/base/json-util.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -98,46 +99,55 @@ void cr_bench_print_csv(const struct subject *v, size_t n, const struct stats *s
 static json_object *subject_json(const struct subject *s, const struct stats *st, double floor,
 				 double base)
 {
-	json_object *o = json_object_new_object(), *argv = json_object_new_array();
+	json_object *o = json_object_new_object(), *argv;
+	int r;
 
-	json_object_object_add(o, "name", json_object_new_string(s->name));
-	if (s->note) {
-		json_object_object_add(o, "skipped", json_object_new_string(s->note));
+	r = cr_json_add(o, "name", json_object_new_string(s->name));
+	if (s->note)
+		return cr_json_whole(o, r ?: cr_json_add(o, "skipped",
+							 json_object_new_string(s->note)));
+	argv = json_object_new_array();
+	r = r ?: argv ? 0 : -ENOMEM;
+	for (size_t i = 0; r == 0 && s->argv[i]; i++)
+		r = cr_json_append(argv, json_object_new_string(s->argv[i]));
+	if (r < 0)
 		json_object_put(argv);
-		return o;
-	}
-	for (size_t i = 0; s->argv[i]; i++)
-		json_object_array_add(argv, json_object_new_string(s->argv[i]));
-	json_object_object_add(o, "argv", argv);
-	json_object_object_add(o, "n", json_object_new_uint64(s->n));
-	json_object_object_add(o, "min_us", json_object_new_double(st->min));
-	json_object_object_add(o, "median_us", json_object_new_double(st->median));
-	json_object_object_add(o, "p90_us", json_object_new_double(st->p90));
-	json_object_object_add(o, "p99_us", json_object_new_double(st->p99));
-	json_object_object_add(o, "ratio_fork_exec",
-			       json_object_new_double(floor > 0 ? st->median / floor : 0));
-	json_object_object_add(o, "ratio_corral",
-			       json_object_new_double(base > 0 ? st->median / base : 0));
-	return o;
+	r = r ?: cr_json_add(o, "argv", argv);
+	r = r ?: cr_json_add(o, "n", json_object_new_uint64(s->n));
+	r = r ?: cr_json_add(o, "min_us", json_object_new_double(st->min));
+	r = r ?: cr_json_add(o, "median_us", json_object_new_double(st->median));
+	r = r ?: cr_json_add(o, "p90_us", json_object_new_double(st->p90));
+	r = r ?: cr_json_add(o, "p99_us", json_object_new_double(st->p99));
+	r = r ?: cr_json_add(o, "ratio_fork_exec",
+			     json_object_new_double(floor > 0 ? st->median / floor : 0));
+	r = r ?: cr_json_add(o, "ratio_corral",
+			     json_object_new_double(base > 0 ? st->median / base : 0));
+	return cr_json_whole(o, r);
 }
 
-void cr_bench_print_json(const struct subject *v, size_t n, const struct stats *st,
-			 const struct opts *o)
+int cr_bench_print_json(const struct subject *v, size_t n, const struct stats *st,
+			const struct opts *o)
 {
 	double floor = median_of(v, n, "fork+exec"), base = median_of(v, n, "corral");
 	json_object *root = json_object_new_object(), *arr = json_object_new_array();
+	int r = arr ? 0 : -ENOMEM;
 
-	json_object_object_add(root, "workload", json_object_new_string(o->workload));
-	json_object_object_add(root, "runs", json_object_new_uint64(o->runs));
-	json_object_object_add(root, "warmup", json_object_new_uint64(o->warmup));
-	json_object_object_add(root, "seed", json_object_new_uint64(o->seed));
-	json_object_object_add(root, "corral", json_object_new_string(o->corral));
-	for (size_t i = 0; i < n; i++)
-		json_object_array_add(arr, subject_json(&v[i], &st[i], floor, base));
-	json_object_object_add(root, "subjects", arr);
-	puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-							  JSON_C_TO_STRING_NOSLASHESCAPE));
+	for (size_t i = 0; r == 0 && i < n; i++)
+		r = cr_json_append(arr, subject_json(&v[i], &st[i], floor, base));
+	arr = cr_json_whole(arr, r);
+	r = cr_json_add(root, "workload", json_object_new_string(o->workload));
+	r = r ?: cr_json_add(root, "runs", json_object_new_uint64(o->runs));
+	r = r ?: cr_json_add(root, "warmup", json_object_new_uint64(o->warmup));
+	r = r ?: cr_json_add(root, "seed", json_object_new_uint64(o->seed));
+	r = r ?: cr_json_add(root, "corral", json_object_new_string(o->corral));
+	if (r < 0)
+		json_object_put(arr);
+	r = r ?: cr_json_add(root, "subjects", arr);
+	if (r == 0)
+		puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+								  JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(root);
+	return r;
 }
 
 /* clang-format off */

@@ -18,10 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "launcher/base/log.h"
 #include "cgroup-internal.h"
 #include "cgroup.h"
 #include "probe.h"
 #include "launcher/base/macro.h"
+#include "launcher/base/time-util.h"
 
 #define LAUNCHER_LEAF "corral-launcher"
 /* --cpu is in thousandths of a CPU: a quota of CPU_QUOTA_PER_MILLI µs per CPU_PERIOD_US period
@@ -56,24 +58,6 @@ struct cr_cgroup {
 	struct cr_rlimits rl;
 	double setup_ms;
 };
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static void say(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4);
-static void say(char *buf, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	(void)vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-}
 
 static int write_at(int dfd, const char *file, const char *fmt, ...) _printf_(3, 4);
 static int write_at(int dfd, const char *file, const char *fmt, ...)
@@ -464,7 +448,7 @@ static unsigned try_v2(struct cr_cgroup *cg, const struct cr_cgroup_host *h, uns
 
 	if (!h->v2_mount[0]) {
 		for (int c = 0; c < _CR_CTL_MAX; c++)
-			say(why[c], sizeof(why[c]), "no cgroup2 hierarchy");
+			cr_say(why[c], sizeof(why[c]), "no cgroup2 hierarchy");
 		return 0;
 	}
 	r = v2_base(h, need, base, sizeof(base), &have);
@@ -472,11 +456,11 @@ static unsigned try_v2(struct cr_cgroup *cg, const struct cr_cgroup_host *h, uns
 		r = make_run_dir(base, true, &cg->v2);
 	for (int c = 0; c < _CR_CTL_MAX; c++)
 		if (r < 0)
-			say(why[c], sizeof(why[c]), "cgroup2 %s: %s", base[0] ? base : h->v2_mount,
-			    strerror(-r));
+			cr_say(why[c], sizeof(why[c]), "cgroup2 %s: %s", base[0] ? base : h->v2_mount,
+			       strerror(-r));
 		else if ((need & (1u << c)) && !(have & (1u << c)))
-			say(why[c], sizeof(why[c]), "cgroup2 %s has no %s controller",
-			    base, cr_cgroup_ctl_name(c));
+			cr_say(why[c], sizeof(why[c]), "cgroup2 %s has no %s controller",
+			       base, cr_cgroup_ctl_name(c));
 	cg->v2_ctls = r < 0 ? 0 : have;
 	return cg->v2_ctls;
 }
@@ -508,8 +492,8 @@ static void try_v1(struct cr_cgroup *cg, const struct cr_cgroup_host *h, unsigne
 		if (!(need & (1u << c)))
 			continue;
 		if (!h->v1_mount[c][0]) {
-			say(why[c] + len, sizeof(why[c]) - len, "; no cgroup v1 %s hierarchy",
-			    cr_cgroup_ctl_name(c));
+			cr_say(why[c] + len, sizeof(why[c]) - len, "; no cgroup v1 %s hierarchy",
+			       cr_cgroup_ctl_name(c));
 			continue;
 		}
 		for (int d = 0; d < c; d++) /* co-mounted controllers share one directory */
@@ -529,8 +513,8 @@ static void try_v1(struct cr_cgroup *cg, const struct cr_cgroup_host *h, unsigne
 		if (r >= 0)
 			r = open_tasks(&cg->v1[c], &cg->v1_tasks[c]);
 		if (r < 0)
-			say(why[c] + len, sizeof(why[c]) - len, "; cgroup v1 %s: %s", base,
-			    strerror(-r));
+			cr_say(why[c] + len, sizeof(why[c]) - len, "; cgroup v1 %s: %s", base,
+			       strerror(-r));
 	}
 }
 
@@ -572,22 +556,25 @@ static void assign(struct cr_cgroup *cg, enum cr_limit l, uint64_t v, uint64_t m
 		return;
 	}
 	if (res >= 0 && cgroup_only) {
-		say(rep->why[l], sizeof(rep->why[l]),
-		    "a default, which only a memory cgroup enforces (RLIMIT_AS would break programs that reserve address space): it bounds the tmpfs mounts only; --memory sets RLIMIT_AS; no memory cgroup: %s",
-		    why[c] + (why[c][0] == ';' ? 2 : 0));
+		cr_say(rep->why[l], sizeof(rep->why[l]),
+		       "a default, which only a memory cgroup enforces (RLIMIT_AS would break programs that reserve address space): it bounds the tmpfs mounts only; --memory sets RLIMIT_AS; no memory cgroup: %s",
+		       why[c] + (why[c][0] == ';' ? 2 : 0));
 	} else if (res >= 0) {
 		add_rlimit(cg, res, v);
 		rep->mode[l] = CR_LIMIT_MODE_RLIMIT;
 		if (l == CR_LIMIT_MEMORY)
-			say(rep->why[l], sizeof(rep->why[l]), CR_RLIMIT_AS_WHY);
+			cr_say(rep->why[l], sizeof(rep->why[l]), CR_RLIMIT_AS_WHY);
 	} else if (l == CR_LIMIT_MEMORY_SWAP && r == -ENOENT && rep->mode[CR_LIMIT_MEMORY] &&
 		   rep->mode[CR_LIMIT_MEMORY] != CR_LIMIT_MODE_RLIMIT) {
-		say(rep->why[l], sizeof(rep->why[l]), "the kernel does not account swap (swapaccount)");
+		cr_say(rep->why[l], sizeof(rep->why[l]),
+		       "the kernel does not account swap (swapaccount)");
 	} else if (r != -ENOENT) {
-		say(rep->why[l], sizeof(rep->why[l]), "writing the limit failed: %s", strerror(-r));
+		cr_say(rep->why[l], sizeof(rep->why[l]), "writing the limit failed: %s",
+		       strerror(-r));
 	} else {
-		say(rep->why[l], sizeof(rep->why[l]), "no writable cgroup with the %s controller (%s)",
-		    cr_cgroup_ctl_name(c), why[c] + (why[c][0] == ';' ? 2 : 0));
+		cr_say(rep->why[l], sizeof(rep->why[l]),
+		       "no writable cgroup with the %s controller (%s)", cr_cgroup_ctl_name(c),
+		       why[c] + (why[c][0] == ';' ? 2 : 0));
 	}
 }
 
@@ -597,8 +584,8 @@ static int check_required(const struct cr_limits *limits, const struct cr_limits
 	for (int l = 0; limits->required && l < _CR_LIMIT_MAX; l++)
 		if (limits->set[l] && cr_limit_is_finite(limits->value[l]) &&
 		    rep->mode[l] == CR_LIMIT_MODE_NONE) {
-			say(msg, size, "--limits=required: %s cannot be enforced on this host: %s",
-			    cr_limit_option(l), rep->why[l]);
+			cr_say(msg, size, "--limits=required: %s cannot be enforced on this host: %s",
+			       cr_limit_option(l), rep->why[l]);
 			return -EOPNOTSUPP;
 		}
 	return 0;
@@ -609,7 +596,7 @@ int cr_cgroup_create(const struct cr_limits *limits, struct cr_cgroup **ret, cha
 {
 	const struct cr_cgroup_host *h = host();
 	char why[_CR_CTL_MAX][256] = {};
-	double t0 = now_ms();
+	double t0 = cr_now_ms_f();
 	unsigned need = needed_ctls(limits);
 	uint64_t mem = limits->value[CR_LIMIT_MEMORY], swap = limits->value[CR_LIMIT_MEMORY_SWAP];
 	struct cr_cgroup *cg;
@@ -636,7 +623,7 @@ int cr_cgroup_create(const struct cr_limits *limits, struct cr_cgroup **ret, cha
 		cg->rl.cpus = (unsigned)((limits->value[CR_LIMIT_CPU] + 999) / 1000);
 		cg->rep.cpus = cr_rlimits_cpus(cg->rl.cpus);
 	}
-	cg->setup_ms = now_ms() - t0;
+	cg->setup_ms = cr_now_ms_f() - t0;
 	r = check_required(limits, &cg->rep, msg, size);
 	if (r < 0) {
 		cg = cr_cgroup_free(cg);
@@ -653,7 +640,7 @@ int cr_cgroup_clone_fd(const struct cr_cgroup *cg)
 
 int cr_cgroup_attach(struct cr_cgroup *cg, pid_t pid, bool in_v2, bool v1)
 {
-	double t0 = now_ms();
+	double t0 = cr_now_ms_f();
 	int r = 0;
 
 	if (!cg)
@@ -663,7 +650,7 @@ int cr_cgroup_attach(struct cr_cgroup *cg, pid_t pid, bool in_v2, bool v1)
 	for (int c = 0; v1 && r >= 0 && c < _CR_CTL_MAX; c++)
 		if (cg->v1[c].fd >= 0)
 			r = write_at(cg->v1[c].fd, "cgroup.procs", "%d", (int)pid);
-	cg->setup_ms += now_ms() - t0;
+	cg->setup_ms += cr_now_ms_f() - t0;
 	return r;
 }
 
@@ -802,8 +789,8 @@ void cr_cgroup_probe_modes(enum cr_limit_mode modes[_CR_LIMIT_MAX], char *detail
 		if (modes[l] == CR_LIMIT_MODE_NONE && limit_rlimit(l) >= 0)
 			modes[l] = CR_LIMIT_MODE_RLIMIT;
 	}
-	say(detail, size, "cgroup2 parent %s (controllers it can hand out: [%s])",
-	    base[0] ? base : "none", avail);
+	cr_say(detail, size, "cgroup2 parent %s (controllers it can hand out: [%s])",
+	       base[0] ? base : "none", avail);
 	len = strlen(detail);
 	for (int c = 0; c < _CR_CTL_MAX; c++)
 		if (h->v1_mount[c][0] && len < size)

@@ -2,16 +2,8 @@
 /* enforced.landlock of the JSON status. */
 #include <json-c/json.h>
 
+#include "launcher/base/json-util.h"
 #include "landlock-internal.h"
-
-static int add(json_object *o, const char *key, json_object *v)
-{
-	if (!v || json_object_object_add(o, key, v) < 0) {
-		json_object_put(v);
-		return -1;
-	}
-	return 0;
-}
 
 /* The names of the rights of the kinds in @kinds (a bit per enum cr_ll_kind) set in @mask[]. */
 static json_object *names(const uint64_t mask[_CR_LL_KIND_MAX], unsigned kinds)
@@ -23,7 +15,7 @@ static json_object *names(const uint64_t mask[_CR_LL_KIND_MAX], unsigned kinds)
 
 		if (!(kinds & (1u << r->kind)) || !(mask[r->kind] & r->bit))
 			continue;
-		if (json_object_array_add(a, json_object_new_string(r->name)) < 0) {
+		if (cr_json_append(a, json_object_new_string(r->name)) < 0) {
 			json_object_put(a);
 			return NULL;
 		}
@@ -40,16 +32,16 @@ static int add_ports(json_object *o, const char *key, const struct cr_landlock_p
 	char buf[16];
 
 	if (!(plan->handled[CR_LL_NET] & right))
-		return json_object_object_add(o, key, NULL) < 0 ? -1 : 0;
+		return cr_json_add_null(o, key);
 	a = json_object_new_array();
 	for (size_t i = 0; a && i < n; i++) {
 		cr_port_range_format(&ranges[i], buf, sizeof(buf));
-		if (json_object_array_add(a, json_object_new_string(buf)) < 0) {
+		if (cr_json_append(a, json_object_new_string(buf)) < 0) {
 			json_object_put(a);
 			return -1;
 		}
 	}
-	return add(o, key, a);
+	return cr_json_add(o, key, a);
 }
 
 json_object *cr_landlock_report(const struct cr_landlock_plan *plan)
@@ -63,13 +55,13 @@ json_object *cr_landlock_report(const struct cr_landlock_plan *plan)
 		return NULL;
 	for (int k = 0; k < _CR_LL_KIND_MAX; k++)
 		dropped[k] = plan->wanted[k] & ~plan->handled[k];
-	r |= add(o, "mode", json_object_new_string(cr_landlock_mode_to_string(plan->mode)));
-	r |= add(o, "abi", json_object_new_int(plan->abi));
-	r |= add(o, "applied", json_object_new_boolean(plan->enabled));
-	r |= add(o, "handled", names(plan->handled, access));
-	r |= add(o, "scoped", names(plan->handled, 1u << CR_LL_SCOPE));
-	r |= add(o, "log_flags", names(plan->handled, 1u << CR_LL_LOG));
-	r |= add(o, "dropped", names(dropped, ~0u));
+	r |= cr_json_add(o, "mode", json_object_new_string(cr_landlock_mode_to_string(plan->mode)));
+	r |= cr_json_add(o, "abi", json_object_new_int(plan->abi));
+	r |= cr_json_add(o, "applied", json_object_new_boolean(plan->enabled));
+	r |= cr_json_add(o, "handled", names(plan->handled, access));
+	r |= cr_json_add(o, "scoped", names(plan->handled, 1u << CR_LL_SCOPE));
+	r |= cr_json_add(o, "log_flags", names(plan->handled, 1u << CR_LL_LOG));
+	r |= cr_json_add(o, "dropped", names(dropped, ~0u));
 	r |= add_ports(o, "tcp_connect", plan, LANDLOCK_ACCESS_NET_CONNECT_TCP, plan->tcp_connect,
 		       plan->n_tcp_connect);
 	r |= add_ports(o, "tcp_bind", plan, LANDLOCK_ACCESS_NET_BIND_TCP, plan->tcp_bind,

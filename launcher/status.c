@@ -12,8 +12,10 @@
 #include <unistd.h>
 
 #include "launcher/policy/request.h"
+#include "outcome.h"
 #include "launcher/base/parse-util.h"
 #include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/macro.h"
 #include "status.h"
 
@@ -28,96 +30,51 @@ const char *cr_signal_name(int sig)
 	return buf;
 }
 
-static json_object *error_object(const struct cr_setup_error *e)
-{
-	json_object *o = json_object_new_object();
-	const char *name = e->err > 0 ? strerrorname_np(e->err) : NULL;
-
-	if (!o)
-		return NULL;
-	if (json_object_object_add(o, "stage", json_object_new_string(e->stage)) < 0 ||
-	    json_object_object_add(o, "errno", json_object_new_int(e->err)) < 0 ||
-	    json_object_object_add(o, "errno_name", name ? json_object_new_string(name) : NULL) < 0 ||
-	    json_object_object_add(o, "message", json_object_new_string(e->message)) < 0) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
-}
-
-static json_object *argv_array(char *const *argv)
-{
-	json_object *a = json_object_new_array();
-
-	for (; a && argv && *argv; argv++)
-		if (json_object_array_add(a, json_object_new_string(*argv)) < 0) {
-			json_object_put(a);
-			return NULL;
-		}
-	return a;
-}
-
 json_object *cr_status_build(const struct cr_status *s)
 {
 	int sig = s->outcome && s->outcome->kind == CR_OUTCOME_SIGNALED ? s->outcome->status : 0;
-	const char *signame = sig ? cr_signal_name(sig) : NULL;
 	json_object *o = json_object_new_object();
-	char duration[32];
-	int r = 0;
+	size_t argc = 0;
+	int r;
 
-	if (!o)
-		return NULL;
-	/* Microsecond resolution is what the clock gives; more digits would be noise. */
-	(void)snprintf(duration, sizeof(duration), "%.3f", s->duration_ms);
-	r |= json_object_object_add(o, "version", json_object_new_int(CR_STATUS_VERSION));
-	r |= json_object_object_add(o, "corral_version", json_object_new_string(CR_VERSION));
-	r |= json_object_object_add(o, "driver", json_object_new_string(s->driver));
-	r |= json_object_object_add(o, "command", argv_array(s->argv));
-	r |= json_object_object_add(o, "outcome", json_object_new_string(cr_outcome_name(s->outcome, s->timed_out, s->denied)));
-	r |= json_object_object_add(o, "exit_code", json_object_new_int(s->exit_code));
-	r |= json_object_object_add(o, "signal", sig ? json_object_new_int(sig) : NULL);
-	r |= json_object_object_add(o, "signal_name",
-				    signame ? json_object_new_string(signame) : NULL);
-	r |= json_object_object_add(o, "timed_out", json_object_new_boolean(s->timed_out));
-	r |= json_object_object_add(o, "oom_killed",
-				    json_object_new_boolean(s->outcome && s->outcome->oom_killed));
-	r |= json_object_object_add(o, "pids_limit_hit",
-				    json_object_new_boolean(s->outcome && s->outcome->pids_limit_hit));
-	r |= json_object_object_add(o, "duration_ms",
-				    json_object_new_double_s(s->duration_ms, duration));
-	/* The driver says so in enforced.degraded; repeated here, where no reader can miss it. */
-	r |= json_object_object_add(
-		o, "degraded",
-		json_object_new_boolean(s->enforced && json_object_get_boolean(json_object_object_get(
-								  s->enforced, "degraded"))));
-	r |= json_object_object_add(o, "enforced",
-				    s->enforced ? json_object_get(s->enforced) : NULL);
-	r |= json_object_object_add(o, "error", s->error ? error_object(s->error) : NULL);
-	if (r != 0) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	while (s->argv && s->argv[argc])
+		argc++;
+	r = cr_json_add(o, "version", json_object_new_int(CR_STATUS_VERSION));
+	r = r ?: cr_json_add(o, "corral_version", json_object_new_string(CR_VERSION));
+	r = r ?: cr_json_add(o, "driver", json_object_new_string(s->driver));
+	r = r ?: cr_json_add(o, "command", cr_json_strv(s->argv, argc));
+	r = r ?: cr_outcome_status_json(o, &(struct cr_outcome_status){
+		.outcome = s->outcome,
+		.timed_out = s->timed_out,
+		.denied = s->denied,
+		/* the driver's enforced.degraded */
+		.degraded = s->enforced && json_object_get_boolean(
+						   json_object_object_get(s->enforced, "degraded")),
+		.exit_code = s->exit_code,
+		.signal_name = sig ? cr_signal_name(sig) : NULL,
+		.duration_ms = s->duration_ms,
+		.enforced = s->enforced,
+		.error = s->error,
+		.errno_name = s->error && s->error->err > 0 ? strerrorname_np(s->error->err) : NULL,
+	});
+	return cr_json_whole(o, r);
 }
 
 json_object *cr_status_build_started(const char *driver, char *const *argv, int pid)
 {
 	json_object *o = json_object_new_object();
-	int r = 0;
+	size_t argc = 0;
+	int r;
 
-	if (!o)
-		return NULL;
-	r |= json_object_object_add(o, "version", json_object_new_int(CR_STATUS_VERSION));
-	r |= json_object_object_add(o, "corral_version", json_object_new_string(CR_VERSION));
-	r |= json_object_object_add(o, "driver", json_object_new_string(driver));
-	r |= json_object_object_add(o, "command", argv_array(argv));
-	r |= json_object_object_add(o, "outcome", json_object_new_string("started"));
-	r |= json_object_object_add(o, "pid", json_object_new_int(pid));
-	if (r != 0) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	while (argv && argv[argc])
+		argc++;
+	r = cr_json_add(o, "version", json_object_new_int(CR_STATUS_VERSION));
+	r = r ?: cr_json_add(o, "corral_version", json_object_new_string(CR_VERSION));
+	r = r ?: cr_json_add(o, "driver", json_object_new_string(driver));
+	r = r ?: cr_json_add(o, "command", cr_json_strv(argv, argc));
+	r = r ?: cr_json_add(o, "outcome", json_object_new_string("started"));
+	r = r ?: cr_json_add(o, "pid", json_object_new_int(pid));
+	return cr_json_whole(o, r);
 }
 
 static int open_fd(const char *dest, struct cr_status_dest *d, char *msg, size_t size)

@@ -24,6 +24,7 @@
 
 #include "launcher/driver.h"
 #include "launcher/base/exit-codes.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/policy/policy.h"
@@ -301,30 +302,36 @@ static int macos_stop(struct cr_run *run, bool force)
 static int add_limit(json_object *limits, const char *name, uint64_t v, const char *mode)
 {
 	json_object *o = json_object_new_object();
+	bool finite = cr_limit_is_finite(v);
+	int r;
 
-	json_object_object_add(o, "value", cr_limit_is_finite(v) ? json_object_new_uint64(v) : NULL);
-	json_object_object_add(o, "mode", json_object_new_string(cr_limit_is_finite(v) ? mode : "none"));
-	return json_object_object_add(limits, name, o);
+	r = finite ? cr_json_add(o, "value", json_object_new_uint64(v)) : cr_json_add_null(o, "value");
+	r = r ?: cr_json_add(o, "mode", json_object_new_string(finite ? mode : "none"));
+	return cr_json_add(limits, name, cr_json_whole(o, r));
 }
 
 static int macos_report(const struct cr_run *run, json_object *o)
 {
 	const struct cr_policy *p = run->policy;
 	json_object *limits = json_object_new_object();
+	int r;
 
-	json_object_object_add(o, "sandbox", json_object_new_string("sandbox-exec"));
-	json_object_object_add(o, "network", json_object_new_string(p->net == CR_NET_HOST ? "host" : "none"));
-	json_object_object_add(o, "workspace_access", json_object_new_string(p->workspace_ro ? "ro" : "rw"));
-	json_object_object_add(o, "tmpdir", json_object_new_string(run->tmpdir));
-	json_object_object_add(o, "new_process_group", json_object_new_boolean(true));
-	add_limit(limits, "cpu_time", p->limits.value[CR_LIMIT_CPU_TIME], "rlimit");
-	add_limit(limits, "file_size", p->limits.value[CR_LIMIT_FILE_SIZE], "rlimit");
-	add_limit(limits, "open_files", p->limits.value[CR_LIMIT_OPEN_FILES], "rlimit");
+	r = cr_json_add(o, "sandbox", json_object_new_string("sandbox-exec"));
+	r = r ?: cr_json_add(o, "network",
+			     json_object_new_string(p->net == CR_NET_HOST ? "host" : "none"));
+	r = r ?: cr_json_add(o, "workspace_access",
+			     json_object_new_string(p->workspace_ro ? "ro" : "rw"));
+	r = r ?: cr_json_add(o, "tmpdir", json_object_new_string(run->tmpdir));
+	r = r ?: cr_json_add(o, "new_process_group", json_object_new_boolean(true));
+	r = r ?: add_limit(limits, "cpu_time", p->limits.value[CR_LIMIT_CPU_TIME], "rlimit");
+	r = r ?: add_limit(limits, "file_size", p->limits.value[CR_LIMIT_FILE_SIZE], "rlimit");
+	r = r ?: add_limit(limits, "open_files", p->limits.value[CR_LIMIT_OPEN_FILES], "rlimit");
 	/* Asked-for limits macOS cannot enforce are reported as such, never dropped silently. */
-	add_limit(limits, "memory", p->limits.value[CR_LIMIT_MEMORY], "unenforceable");
-	add_limit(limits, "pids", CR_LIMIT_UNSET, "none");
-	json_object_object_add(o, "limits", limits);
-	return 0;
+	r = r ?: add_limit(limits, "memory", p->limits.value[CR_LIMIT_MEMORY], "unenforceable");
+	r = r ?: add_limit(limits, "pids", CR_LIMIT_UNSET, "none");
+	if (r < 0)
+		json_object_put(limits);
+	return r ?: cr_json_add(o, "limits", limits);
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)

@@ -8,6 +8,7 @@
 #include "launcher/policy/policy-build.h"
 #include "launcher/policy/request.h"
 #include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/policy/policy.h"
@@ -23,20 +24,23 @@ static int print_json(const struct cr_sbpl *s)
 	json_object *o = json_object_new_object(), *params = json_object_new_object();
 	int r = 0;
 
-	for (size_t i = 0; o && params && i < s->n_params; i++) {
+	for (size_t i = 0; r == 0 && i < s->n_params; i++) {
 		const char *eq = strchr(s->params[i], '=');
 		char name[64];
 
 		(void)snprintf(name, sizeof(name), "%.*s", (int)(eq - s->params[i]), s->params[i]);
-		r |= json_object_object_add(params, name, json_object_new_string(eq + 1));
+		r = cr_json_add(params, name, json_object_new_string(eq + 1));
 	}
-	r |= json_object_object_add(o, "backend", json_object_new_string("macos"));
-	r |= json_object_object_add(o, "profile", json_object_new_string(s->profile));
-	r |= json_object_object_add(o, "params", params);
+	params = cr_json_whole(params, r);
+	r = cr_json_add(o, "backend", json_object_new_string("macos"));
+	r = r ?: cr_json_add(o, "profile", json_object_new_string(s->profile));
+	if (r < 0)
+		json_object_put(params);
+	r = r ?: cr_json_add(o, "params", params);
 	if (r == 0)
 		r = cr_json_puts(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, stdout);
 	json_object_put(o);
-	return r ? -ENOMEM : 0;
+	return r;
 }
 
 int cr_sbpl_show(const struct cr_profile *prof, const char *workspace, char *const *env,

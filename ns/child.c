@@ -17,6 +17,7 @@
 
 #include "launcher/policy/env.h"
 #include "launcher/base/exit-codes.h"
+#include "launcher/base/fd-util.h"
 #include "linux-internal.h"
 #include "launcher/base/macro.h"
 #include "ns/net/proxy.h"
@@ -39,31 +40,6 @@ static void report_error(struct cr_child_ctx *ctx, enum cr_stage stage, int r)
 	send_msg(ctx->msg_fd, &msg);
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Close every descriptor above 2 but the @n in @keep (sorted here). 0 or -errno. */
-static int close_except(int *keep, size_t n)
-{
-	unsigned lo = 3;
-
-	qsort(keep, n, sizeof(int), cmp_int);
-	for (size_t i = 0; i < n; i++) {
-		if (keep[i] < 0 || (unsigned)keep[i] < lo)
-			continue;
-		if ((unsigned)keep[i] > lo && syscall(SYS_close_range, lo, keep[i] - 1, 0) < 0)
-			return negative_errno();
-		lo = (unsigned)keep[i] + 1;
-	}
-	if (syscall(SYS_close_range, lo, ~0u, 0) < 0)
-		return negative_errno();
-	return 0;
-}
-
 /* Close every descriptor above 2 but the report pipe and the ones the policy passes through. */
 static int close_fds(struct cr_child_ctx *ctx)
 {
@@ -79,7 +55,7 @@ static int close_fds(struct cr_child_ctx *ctx)
 			return negative_errno();
 		keep[n++] = p->keep_fds[i];
 	}
-	return close_except(keep, n);
+	return cr_close_all_except(3, keep, n);
 }
 
 /* execve() with a PATH search in the sandbox's own environment, as execvp(3) does it: an empty
@@ -270,8 +246,13 @@ _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 	if (cmd == 0)
 		cr_command_main(ctx);
 	/* pid 1 needs nothing of what corral was started with but the report pipe, and corral's
-	 * state to follow it. */
-	(void)close_except((int[]){ ctx->msg_fd, ctx->parent_stat_fd }, 2);
+	 * state to follow it; if it cannot drop the rest, the sandbox ends (the command with it:
+	 * pid 1 of its namespace). */
+	r = cr_close_all_except(3, (int[]){ ctx->msg_fd, ctx->parent_stat_fd }, 2);
+	if (r < 0) {
+		report_error(ctx, CR_STAGE_FDS, r);
+		_exit(CR_EXIT_SETUP_SILENT);
+	}
 	/* The command has its environment; pid 1's copy of it (corral's memory, cloned) holds the
 	 * secrets' values. pid 1 is not dumpable, so the command cannot read them; wiped anyway. */
 	for (char **e = ctx->policy->env; e && *e; e++)

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "launcher/base/json-util.h"
 #include "cgroup/rlimit.h"
 #include "degraded.h"
 #include "launcher/policy/env.h"
@@ -445,26 +446,17 @@ struct cr_degraded *cr_degraded_free(struct cr_degraded *d)
 
 /* --- the report ------------------------------------------------------------------------------- */
 
-static int add(json_object *o, const char *key, json_object *v)
-{
-	if (!v || json_object_object_add(o, key, v) < 0) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 static int push(json_object *a, const char *s)
 {
-	return json_object_array_add(a, json_object_new_string(s)) < 0 ? -ENOMEM : 0;
+	return cr_json_append(a, json_object_new_string(s));
 }
 
 static json_object *id_pair(uint32_t id)
 {
 	json_object *o = json_object_new_object();
 
-	if (o && (add(o, "inside", json_object_new_int64(id)) < 0 ||
-		  add(o, "outside", json_object_new_int64(id)) < 0)) {
+	if (o && (cr_json_add(o, "inside", json_object_new_int64(id)) < 0 ||
+		  cr_json_add(o, "outside", json_object_new_int64(id)) < 0)) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -525,7 +517,7 @@ static json_object *env_keys(char *const *env)
 	json_object *a = json_object_new_array();
 
 	for (; a && *env; env++)
-		if (json_object_array_add(
+		if (cr_json_append(
 			    a, json_object_new_string_len(*env, (int)strcspn(*env, "="))) < 0) {
 			json_object_put(a);
 			return NULL;
@@ -541,31 +533,31 @@ int cr_degraded_report(const struct cr_degraded *d, const struct cr_mount_plan *
 	char host[256] = "";
 	int r = 0;
 
-	r = r ?: add(o, "degraded", json_object_new_boolean(d != NULL));
+	r = r ?: cr_json_add(o, "degraded", json_object_new_boolean(d != NULL));
 	if (!d)
-		return r ?: add(o, "missing_layers", json_object_new_array());
+		return r ?: cr_json_add(o, "missing_layers", json_object_new_array());
 	for (size_t i = 0; i < ELEMENTSOF(layers); i++)
 		if (layer_missing(&d->policy, i))
 			missing[i] = layers[i].name;
 	private[0] = d->tmp;
 	private[1] = d->home_used ? d->home : NULL;
 	(void)gethostname(host, sizeof(host) - 1);
-	r = r ?: add(o, "missing_layers", strings(missing, ELEMENTSOF(missing)));
-	r = r ?: add(o, "namespaces", json_object_new_array());
-	r = r ?: add(o, "uid_map", id_pair(d->uid));
-	r = r ?: add(o, "gid_map", id_pair(d->gid));
-	r = r ?: add(o, "network", json_object_new_string("host"));
-	r = r ?: add(o, "loopback", json_object_new_boolean(false));
-	r = r ?: add(o, "root", json_object_new_string("host"));
-	r = r ?: add(o, "read_only", bind_paths(plan, false));
-	r = r ?: add(o, "writable", bind_paths(plan, true));
-	r = r ?: add(o, "hidden", hidden_paths(plan));
-	r = r ?: add(o, "private", strings(private, ELEMENTSOF(private)));
+	r = r ?: cr_json_add(o, "missing_layers", strings(missing, ELEMENTSOF(missing)));
+	r = r ?: cr_json_add(o, "namespaces", json_object_new_array());
+	r = r ?: cr_json_add(o, "uid_map", id_pair(d->uid));
+	r = r ?: cr_json_add(o, "gid_map", id_pair(d->gid));
+	r = r ?: cr_json_add(o, "network", json_object_new_string("host"));
+	r = r ?: cr_json_add(o, "loopback", json_object_new_boolean(false));
+	r = r ?: cr_json_add(o, "root", json_object_new_string("host"));
+	r = r ?: cr_json_add(o, "read_only", bind_paths(plan, false));
+	r = r ?: cr_json_add(o, "writable", bind_paths(plan, true));
+	r = r ?: cr_json_add(o, "hidden", hidden_paths(plan));
+	r = r ?: cr_json_add(o, "private", strings(private, ELEMENTSOF(private)));
 	/* No tmpfs is mounted: the private directory is on the host's /tmp. */
-	r = r ?: (json_object_object_add(o, "tmpfs", NULL) < 0 ? -ENOMEM : 0);
-	r = r ?: add(o, "environment", env_keys(d->env));
-	r = r ?: add(o, "secrets", cr_secrets_json(d->policy.secrets, d->policy.n_secrets));
-	r = r ?: add(o, "hostname", json_object_new_string(host));
-	r = r ?: add(o, "machine_id", json_object_new_array()); /* the host's: no mount to cover it */
+	r = r ?: cr_json_add_null(o, "tmpfs");
+	r = r ?: cr_json_add(o, "environment", env_keys(d->env));
+	r = r ?: cr_json_add(o, "secrets", cr_secrets_json(d->policy.secrets, d->policy.n_secrets));
+	r = r ?: cr_json_add(o, "hostname", json_object_new_string(host));
+	r = r ?: cr_json_add(o, "machine_id", json_object_new_array()); /* the host's: no mount to cover it */
 	return r;
 }

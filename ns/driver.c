@@ -26,6 +26,7 @@
 #include "degraded.h"
 #include "launcher/base/exit-codes.h"
 #include "landlock-plan.h"
+#include "launcher/base/time-util.h"
 #include "linux-internal.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
@@ -229,7 +230,6 @@ static int prepare_landlock(struct cr_run *run, struct cr_setup_error *err)
 	return r;
 }
 
-static double now_ms_f(void);
 
 static bool userns_refused(int r)
 {
@@ -243,7 +243,7 @@ static int prepare_idmapped(struct cr_run *run, struct cr_seccomp *seccomp,
 {
 	const struct cr_mount_plan *plan = &run->ctx.plan;
 	char msg[512] = "";
-	double t0 = now_ms_f();
+	double t0 = cr_now_ms_f();
 	size_t n = 0;
 	int r;
 
@@ -273,7 +273,7 @@ static int prepare_idmapped(struct cr_run *run, struct cr_seccomp *seccomp,
 				 plan->ops[i].dst, plan->ops[i].owner_uid, plan->ops[i].owner_gid,
 				 run->ctx.idmap.outside_uid, run->ctx.idmap.outside_gid);
 	if (n > 0)
-		cr_debug("idmapped mounts (user namespaces, trees): %.3f ms", now_ms_f() - t0);
+		cr_debug("idmapped mounts (user namespaces, trees): %.3f ms", cr_now_ms_f() - t0);
 	return 0;
 }
 
@@ -587,15 +587,12 @@ static int spawn_sandbox(struct cr_run *run)
 static void prepare_jobs(struct cr_run *run)
 {
 	const struct cr_policy *p = run->policy;
-	struct timespec ts;
-
 	run->ctx.parent_stat_fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
 	if (run->ctx.parent_stat_fd < 0)
 		cr_debug("cannot open /proc/self/stat (%m): the sandbox will not follow a SIGSTOP");
 	run->ctx.kill_after_ms = p->kill_after_ms;
-	if (p->timeout_ms && clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
-		run->ctx.deadline_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec +
-				       (int64_t)p->timeout_ms * 1000000;
+	if (p->timeout_ms)
+		run->ctx.deadline_ns = cr_now_ns() + (int64_t)p->timeout_ms * 1000000;
 }
 
 static int linux_spawn(struct cr_run *run)
@@ -738,22 +735,6 @@ static void read_signals(struct cr_run *run)
 	}
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static double now_ms_f(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static void fill_outcome(const struct cr_run *run, struct cr_outcome *o)
 {
 	*o = (struct cr_outcome){};
@@ -791,7 +772,7 @@ static void fill_outcome(const struct cr_run *run, struct cr_outcome *o)
 
 static int linux_wait(struct cr_run *run, int64_t timeout_ms, struct cr_outcome *ret)
 {
-	int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+	int64_t deadline = timeout_ms < 0 ? -1 : cr_now_ms() + timeout_ms;
 
 	if (run->pid < 0 && run->have_error) { /* clone itself failed */
 		fill_outcome(run, ret);
@@ -804,7 +785,7 @@ static int linux_wait(struct cr_run *run, int64_t timeout_ms, struct cr_outcome 
 			{ .fd = run->msg_eof ? -1 : run->msg_fd, .events = POLLIN },
 			{ .fd = run->sig_fd, .events = POLLIN },
 		};
-		int64_t left = deadline < 0 ? -1 : deadline - now_ms();
+		int64_t left = deadline < 0 ? -1 : deadline - cr_now_ms();
 		int n;
 
 		if (deadline >= 0 && left <= 0)
@@ -859,10 +840,10 @@ static struct cr_run *linux_run_free(struct cr_run *run)
 	if (run->mask_saved)
 		(void)sigprocmask(SIG_SETMASK, &run->old_mask, NULL);
 	if (run->cgroup) {
-		double t0 = now_ms_f();
+		double t0 = cr_now_ms_f();
 
 		run->cgroup = cr_cgroup_free(run->cgroup);
-		cr_debug("cgroup teardown (kill, rmdir): %.3f ms", now_ms_f() - t0);
+		cr_debug("cgroup teardown (kill, rmdir): %.3f ms", cr_now_ms_f() - t0);
 	}
 	cr_mount_plan_done(&run->ctx.plan);
 	cr_idmap_reap(&run->idmap_helpers);

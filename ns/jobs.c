@@ -19,6 +19,7 @@
 
 #include "linux-internal.h"
 #include "launcher/base/macro.h"
+#include "launcher/base/time-util.h"
 
 static struct {
 	int stat_fd; /* corral's /proc/PID/stat; -EBADF: not watched */
@@ -35,14 +36,6 @@ bool cr_jobs_stat_stopped(const char *stat, size_t n)
 	const char *p = memrchr(stat, ')', n);
 
 	return p && (size_t)(p - stat) + 2 < n && p[1] == ' ' && p[2] == 'T';
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 static void stop_all(bool by_watch)
@@ -77,7 +70,7 @@ static void timeout_term(void)
 static void on_tick(int sig)
 {
 	int saved = errno;
-	int64_t now = now_ns();
+	int64_t now = cr_now_ns();
 	char buf[64];
 	ssize_t n;
 
@@ -114,7 +107,7 @@ static void on_job_signal(int sig, siginfo_t *si, void *uc)
 
 bool cr_jobs_timeout_term(void)
 {
-	if (!jobs.deadline_ns || now_ns() < jobs.deadline_ns)
+	if (!jobs.deadline_ns || cr_now_ns() < jobs.deadline_ns)
 		return false;
 	if (!jobs.phase)
 		timeout_term();

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
-#include <time.h>
+#include <inttypes.h>
 
 #include "landlock-plan.h"
 #include "landlock/landlock.h"
 #include "landlock-rules.h"
 #include "launcher/base/log.h"
+#include "launcher/base/time-util.h"
 #include "mount-plan.h"
 #include "launcher/policy/policy.h"
 
@@ -25,19 +26,11 @@ void cr_ns_landlock_warn(const struct cr_landlock_plan *plan)
 			plan->abi, list);
 }
 
-static long now_ns(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
-
 int cr_ns_landlock_prepare(const struct cr_policy *p, const struct cr_mount_plan *mounts,
 			   struct cr_landlock_plan *ret, char *msg, size_t size)
 {
 	struct cr_landlock_plan plan;
-	long t0 = now_ns();
+	int64_t t0 = cr_now_ns();
 	int r;
 
 	r = cr_landlock_plan_init(p, cr_landlock_abi(), false, &plan, msg, size);
@@ -50,8 +43,8 @@ int cr_ns_landlock_prepare(const struct cr_policy *p, const struct cr_mount_plan
 			return r;
 		}
 	}
-	cr_debug("landlock: plan for ABI %d (%zu path rules) computed in %ld us", plan.abi,
-		 plan.n_rules, (now_ns() - t0) / 1000);
+	cr_debug("landlock: plan for ABI %d (%zu path rules) computed in %" PRId64 " us", plan.abi,
+		 plan.n_rules, (cr_now_ns() - t0) / 1000);
 	cr_ns_landlock_warn(&plan);
 	if (p->net == CR_NET_NONE && (p->tcp_connect || p->tcp_bind) && plan.enabled)
 		cr_log_warning("--tcp-connect/--tcp-bind are unnecessary with --net=none, whose network has only loopback; they restrict TCP on loopback");

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "launcher/base/log.h"
 #include "cgroup/probe.h"
 #include "landlock/landlock.h"
 #include "launcher/base/macro.h"
@@ -28,16 +29,6 @@ static struct cr_check *add(struct cr_probe *p, const char *name, enum cr_check_
 	(void)strlcpy(c->name, name, sizeof(c->name));
 	(void)strlcpy(c->value, value, sizeof(c->value));
 	return c;
-}
-
-static void say(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4);
-static void say(char *buf, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	(void)vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
 }
 
 static int read_int(const char *path)
@@ -91,38 +82,38 @@ static void check_userns(struct cr_probe *p)
 
 	if (err == 0) {
 		c = add(p, "user_namespaces", CR_CHECK_OK, true, "yes");
-		say(c->detail, sizeof(c->detail),
-		    "user, mount, pid, net, ipc, uts and cgroup namespaces can be created, and a fresh /proc mounted");
+		cr_say(c->detail, sizeof(c->detail),
+		       "user, mount, pid, net, ipc, uts and cgroup namespaces can be created, and a fresh /proc mounted");
 		return;
 	}
 	c = add(p, "user_namespaces", CR_CHECK_MISSING, true, "no");
 	if (strcmp(step, "proc") == 0) {
-		say(c->detail, sizeof(c->detail),
-		    "namespaces work, but a fresh /proc cannot be mounted (%s): /proc is partly covered, as in most containers",
-		    strerror(err));
-		say(c->fix, sizeof(c->fix),
-		    "run corral on the host or in a container started with an unmasked /proc (e.g. docker --security-opt systempaths=unconfined)");
+		cr_say(c->detail, sizeof(c->detail),
+		       "namespaces work, but a fresh /proc cannot be mounted (%s): /proc is partly covered, as in most containers",
+		       strerror(err));
+		cr_say(c->fix, sizeof(c->fix),
+		       "run corral on the host or in a container started with an unmasked /proc (e.g. docker --security-opt systempaths=unconfined)");
 		return;
 	}
-	say(c->detail, sizeof(c->detail), "clone(CLONE_NEWUSER|...) failed: %s%s", strerror(err),
-	    cr_landlock_abi() > 0
-		    ? "; until that is fixed, corral run --allow-degraded runs commands under Landlock without namespaces, with less isolation (corral(1), DEGRADED MODE)"
-		    : "");
+	cr_say(c->detail, sizeof(c->detail), "clone(CLONE_NEWUSER|...) failed: %s%s", strerror(err),
+	       cr_landlock_abi() > 0
+		       ? "; until that is fixed, corral run --allow-degraded runs commands under Landlock without namespaces, with less isolation (corral(1), DEGRADED MODE)"
+		       : "");
 	cr_ns_userns_fix(c->fix, sizeof(c->fix));
 }
 
 void cr_ns_userns_fix(char *buf, size_t size)
 {
 	if (read_int("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
-		say(buf, size,
-		    "AppArmor restricts unprivileged user namespaces (Ubuntu 23.10+): add an AppArmor profile for corral with 'userns,' or set sysctl kernel.apparmor_restrict_unprivileged_userns=0");
+		cr_say(buf, size,
+		       "AppArmor restricts unprivileged user namespaces (Ubuntu 23.10+): add an AppArmor profile for corral with 'userns,' or set sysctl kernel.apparmor_restrict_unprivileged_userns=0");
 	else if (read_int("/proc/sys/kernel/unprivileged_userns_clone") == 0)
-		say(buf, size, "set sysctl kernel.unprivileged_userns_clone=1");
+		cr_say(buf, size, "set sysctl kernel.unprivileged_userns_clone=1");
 	else if (read_int("/proc/sys/user/max_user_namespaces") == 0)
-		say(buf, size, "set sysctl user.max_user_namespaces=15000 (it is 0)");
+		cr_say(buf, size, "set sysctl user.max_user_namespaces=15000 (it is 0)");
 	else
-		say(buf, size,
-		    "the kernel or a container runtime (its seccomp profile) forbids namespaces: run on the host, or allow clone/unshare in the container");
+		cr_say(buf, size,
+		       "the kernel or a container runtime (its seccomp profile) forbids namespaces: run on the host, or allow clone/unshare in the container");
 }
 
 static void check_mount_api(struct cr_probe *p)
@@ -135,11 +126,11 @@ static void check_mount_api(struct cr_probe *p)
 	ok = !(mount_setattr(-1, "", 0, NULL, 0) < 0 && errno == ENOSYS);
 	(void)uname(&u);
 	c = add(p, "mount_api", ok ? CR_CHECK_OK : CR_CHECK_MISSING, true, u.release);
-	say(c->detail, sizeof(c->detail), ok ? "open_tree/mount_setattr/move_mount available"
-					    : "kernel %s lacks mount_setattr (Linux 5.12+)",
-	    u.release);
+	cr_say(c->detail, sizeof(c->detail), ok ? "open_tree/mount_setattr/move_mount available"
+					       : "kernel %s lacks mount_setattr (Linux 5.12+)",
+	       u.release);
 	if (!ok)
-		say(c->fix, sizeof(c->fix), "upgrade to Linux 5.12 or newer");
+		cr_say(c->fix, sizeof(c->fix), "upgrade to Linux 5.12 or newer");
 }
 
 static void check_landlock(struct cr_probe *p)
@@ -154,23 +145,23 @@ static void check_landlock(struct cr_probe *p)
 	c = add(p, "landlock", abi >= 6 ? CR_CHECK_OK : abi > 0 ? CR_CHECK_DEGRADED : CR_CHECK_MISSING,
 		false, v);
 	if (abi >= CR_LANDLOCK_ABI_MAX) {
-		say(c->detail, sizeof(c->detail),
-		    "Landlock ABI %d: corral run enforces its whole ruleset (filesystem, TCP ports, abstract unix socket and signal scopes, logging of denials); --allow-degraded can run commands under it where namespaces are unavailable",
-		    abi);
+		cr_say(c->detail, sizeof(c->detail),
+		       "Landlock ABI %d: corral run enforces its whole ruleset (filesystem, TCP ports, abstract unix socket and signal scopes, logging of denials); --allow-degraded can run commands under it where namespaces are unavailable",
+		       abi);
 		return;
 	}
 	if (abi > 0) {
-		say(c->detail, sizeof(c->detail),
-		    "Landlock ABI %d: corral run enforces a ruleset, but this kernel lacks %s; these are dropped and listed in enforced.landlock.dropped (--landlock=required refuses to run without them)",
-		    abi, lacking);
-		say(c->fix, sizeof(c->fix), "upgrade to Linux 6.15 or newer for Landlock ABI %d",
-		    CR_LANDLOCK_ABI_MAX);
+		cr_say(c->detail, sizeof(c->detail),
+		       "Landlock ABI %d: corral run enforces a ruleset, but this kernel lacks %s; these are dropped and listed in enforced.landlock.dropped (--landlock=required refuses to run without them)",
+		       abi, lacking);
+		cr_say(c->fix, sizeof(c->fix), "upgrade to Linux 6.15 or newer for Landlock ABI %d",
+		       CR_LANDLOCK_ABI_MAX);
 		return;
 	}
-	say(c->detail, sizeof(c->detail),
-	    "Landlock is not available in this kernel: corral run goes without it (--landlock=required and --allow-degraded refuse to run)");
-	say(c->fix, sizeof(c->fix),
-	    "use a kernel built with CONFIG_SECURITY_LANDLOCK=y and add landlock to the lsm= boot parameter");
+	cr_say(c->detail, sizeof(c->detail),
+	       "Landlock is not available in this kernel: corral run goes without it (--landlock=required and --allow-degraded refuse to run)");
+	cr_say(c->fix, sizeof(c->fix),
+	       "use a kernel built with CONFIG_SECURITY_LANDLOCK=y and add landlock to the lsm= boot parameter");
 }
 
 static void check_seccomp(struct cr_probe *p)
@@ -182,18 +173,18 @@ static void check_seccomp(struct cr_probe *p)
 	c = add(p, "seccomp", !ok ? CR_CHECK_MISSING : n ? CR_CHECK_OK : CR_CHECK_DEGRADED, false,
 		!ok ? "no" : n ? "default" : "profile only");
 	if (!ok) {
-		say(c->detail, sizeof(c->detail),
-		    "the kernel cannot install seccomp filters: corral run fails unless given --seccomp=off");
-		say(c->fix, sizeof(c->fix),
-		    "use a kernel built with CONFIG_SECCOMP_FILTER=y, or run with --seccomp=off");
+		cr_say(c->detail, sizeof(c->detail),
+		       "the kernel cannot install seccomp filters: corral run fails unless given --seccomp=off");
+		cr_say(c->fix, sizeof(c->fix),
+		       "use a kernel built with CONFIG_SECCOMP_FILTER=y, or run with --seccomp=off");
 	} else if (n) {
-		say(c->detail, sizeof(c->detail),
-		    "corral run installs the default seccomp profile: %zu syscalls refused (EPERM) on this architecture, and every syscall of another ABI (i386, x32, arm32)",
-		    n);
+		cr_say(c->detail, sizeof(c->detail),
+		       "corral run installs the default seccomp profile: %zu syscalls refused (EPERM) on this architecture, and every syscall of another ABI (i386, x32, arm32)",
+		       n);
 	} else {
-		say(c->detail, sizeof(c->detail),
-		    "seccomp filters can be installed, but corral has no built-in program for this architecture: corral run needs --seccomp-profile FILE or --seccomp=off");
-		say(c->fix, sizeof(c->fix), "write a profile and pass --seccomp-profile FILE");
+		cr_say(c->detail, sizeof(c->detail),
+		       "seccomp filters can be installed, but corral has no built-in program for this architecture: corral run needs --seccomp-profile FILE or --seccomp=off");
+		cr_say(c->fix, sizeof(c->fix), "write a profile and pass --seccomp-profile FILE");
 	}
 }
 
@@ -207,17 +198,17 @@ static void check_cgroup(struct cr_probe *p)
 			     : info.layout == CR_CGROUP_NONE			  ? CR_CHECK_MISSING
 										  : CR_CHECK_DEGRADED,
 		false, cr_cgroup_layout_to_string(info.layout));
-	say(c->detail, sizeof(c->detail),
-	    "cgroup layout %s; cgroup2 controllers: [%s]; own cgroup2 directory %s; v1 memory %s, v1 pids %s; the limit_* lines say how each limit is enforced",
-	    cr_cgroup_layout_to_string(info.layout), info.v2_controllers,
-	    info.v2_writable ? "writable" : "not writable", info.v1_memory ? "yes" : "no",
-	    info.v1_pids ? "yes" : "no");
+	cr_say(c->detail, sizeof(c->detail),
+	       "cgroup layout %s; cgroup2 controllers: [%s]; own cgroup2 directory %s; v1 memory %s, v1 pids %s; the limit_* lines say how each limit is enforced",
+	       cr_cgroup_layout_to_string(info.layout), info.v2_controllers,
+	       info.v2_writable ? "writable" : "not writable", info.v1_memory ? "yes" : "no",
+	       info.v1_pids ? "yes" : "no");
 	if (info.layout != CR_CGROUP_V2)
-		say(c->fix, sizeof(c->fix),
-		    "boot with systemd.unified_cgroup_hierarchy=1 for a pure cgroup v2 host");
+		cr_say(c->fix, sizeof(c->fix),
+		       "boot with systemd.unified_cgroup_hierarchy=1 for a pure cgroup v2 host");
 	else if (!info.v2_writable)
-		say(c->fix, sizeof(c->fix),
-		    "run inside a delegated cgroup, e.g. systemd-run --user --scope -p Delegate=yes corral ...");
+		cr_say(c->fix, sizeof(c->fix),
+		       "run inside a delegated cgroup, e.g. systemd-run --user --scope -p Delegate=yes corral ...");
 }
 
 /* One line per resource limit: the mode `corral run` would enforce it with here. */
@@ -236,11 +227,11 @@ static void check_limits(struct cr_probe *p)
 				 : modes[l] == CR_LIMIT_MODE_RLIMIT ? CR_CHECK_DEGRADED
 								     : CR_CHECK_MISSING,
 			false, cr_limit_mode_to_string(modes[l]));
-		say(c->detail, sizeof(c->detail), "%s is enforced with %s here; %s",
-		    cr_limit_option(l), cr_limit_mode_to_string(modes[l]), detail);
+		cr_say(c->detail, sizeof(c->detail), "%s is enforced with %s here; %s",
+		       cr_limit_option(l), cr_limit_mode_to_string(modes[l]), detail);
 		if (!cg && l < CR_LIMIT_CPU_TIME)
-			say(c->fix, sizeof(c->fix),
-			    "run corral as root, or inside a delegated cgroup2 subtree with this controller (systemd-run --user --scope -p Delegate=yes corral ...)");
+			cr_say(c->fix, sizeof(c->fix),
+			       "run corral as root, or inside a delegated cgroup2 subtree with this controller (systemd-run --user --scope -p Delegate=yes corral ...)");
 	}
 }
 
@@ -248,8 +239,8 @@ static void check_backends(struct cr_probe *p)
 {
 	struct cr_check *c = add(p, "backend", CR_CHECK_OK, true, "linux");
 
-	say(c->detail, sizeof(c->detail),
-	    "native driver: linux; the macos, windows and wsl drivers are built only on their hosts");
+	cr_say(c->detail, sizeof(c->detail),
+	       "native driver: linux; the macos, windows and wsl drivers are built only on their hosts");
 }
 
 int cr_ns_probe(struct cr_probe *ret)

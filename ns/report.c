@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <string.h>
 
+#include "launcher/base/json-util.h"
 #include "cgroup/report.h"
 #include "degraded.h"
 #include "launcher/policy/secret.h"
@@ -20,21 +21,12 @@ static const unsigned long all_ns[] = {
 	CLONE_NEWIPC,  CLONE_NEWUTS, CLONE_NEWCGROUP,
 };
 
-static int add(json_object *o, const char *key, json_object *v)
-{
-	if (!v || json_object_object_add(o, key, v) < 0) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 static json_object *id_pair(uint32_t inside, uint32_t outside)
 {
 	json_object *o = json_object_new_object();
 
-	if (o && (add(o, "inside", json_object_new_int64(inside)) < 0 ||
-		  add(o, "outside", json_object_new_int64(outside)) < 0)) {
+	if (o && (cr_json_add(o, "inside", json_object_new_int64(inside)) < 0 ||
+		  cr_json_add(o, "outside", json_object_new_int64(outside)) < 0)) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -77,7 +69,7 @@ static json_object *plan_paths(const struct cr_mount_plan *plan, enum plan_class
 
 	for (size_t i = 0; a && i < plan->n_ops; i++)
 		if (in_class(&plan->ops[i], c) &&
-		    json_object_array_add(a, json_object_new_string(plan->ops[i].dst)) < 0) {
+		    cr_json_append(a, json_object_new_string(plan->ops[i].dst)) < 0) {
 			json_object_put(a);
 			return NULL;
 		}
@@ -88,9 +80,9 @@ static json_object *tmpfs_mount(const struct cr_mount_op *op)
 {
 	json_object *o = json_object_new_object();
 
-	if (o && (add(o, "path", json_object_new_string(op->dst)) < 0 ||
-		  add(o, "size", json_object_new_int64((int64_t)op->size)) < 0 ||
-		  add(o, "nr_inodes", json_object_new_int64((int64_t)op->nr_inodes)) < 0)) {
+	if (o && (cr_json_add(o, "path", json_object_new_string(op->dst)) < 0 ||
+		  cr_json_add(o, "size", json_object_new_int64((int64_t)op->size)) < 0 ||
+		  cr_json_add(o, "nr_inodes", json_object_new_int64((int64_t)op->nr_inodes)) < 0)) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -102,24 +94,23 @@ static json_object *tmpfs_mount(const struct cr_mount_op *op)
 static json_object *idmapped_json(const struct cr_mount_plan *plan)
 {
 	json_object *a = json_object_new_array();
+	int r = a ? 0 : -ENOMEM;
 
-	for (size_t i = 0; a && i < plan->n_ops; i++) {
+	for (size_t i = 0; r == 0 && i < plan->n_ops; i++) {
 		const struct cr_mount_op *op = &plan->ops[i];
 		json_object *m;
+		int q;
 
 		if (!(op->flags & CR_MNT_IDMAPPED))
 			continue;
 		m = json_object_new_object();
-		if (!m || add(m, "path", json_object_new_string(op->dst)) < 0 ||
-		    add(m, "owner_uid", json_object_new_int64(op->owner_uid)) < 0 ||
-		    add(m, "owner_gid", json_object_new_int64(op->owner_gid)) < 0 ||
-		    json_object_array_add(a, m) < 0) {
-			json_object_put(m);
-			json_object_put(a);
-			return NULL;
-		}
+		q = m ? 0 : -ENOMEM;
+		q = q ?: cr_json_add(m, "path", json_object_new_string(op->dst));
+		q = q ?: cr_json_add(m, "owner_uid", json_object_new_int64(op->owner_uid));
+		q = q ?: cr_json_add(m, "owner_gid", json_object_new_int64(op->owner_gid));
+		r = cr_json_append(a, cr_json_whole(m, q));
 	}
-	return a;
+	return cr_json_whole(a, r);
 }
 
 /* The sizes of the writable tmpfs mounts, and what they were taken from. */
@@ -134,14 +125,12 @@ static json_object *tmpfs_json(const struct cr_run *run)
 	for (size_t i = 0; r == 0 && i < plan->n_ops; i++) {
 		json_object *m = plan->ops[i].size ? tmpfs_mount(&plan->ops[i]) : NULL;
 
-		if (plan->ops[i].size && (!m || json_object_array_add(a, m) < 0)) {
-			json_object_put(m);
-			r = -ENOMEM;
-		}
+		if (plan->ops[i].size)
+			r = cr_json_append(a, m);
 	}
-	r = r ?: add(o, "basis", json_object_new_string(cr_tmpfs_basis_to_string(basis)));
-	r = r ?: add(o, "ram", json_object_new_int64((int64_t)ram));
-	r = r ?: add(o, "mounts", TAKE_PTR(a));
+	r = r ?: cr_json_add(o, "basis", json_object_new_string(cr_tmpfs_basis_to_string(basis)));
+	r = r ?: cr_json_add(o, "ram", json_object_new_int64((int64_t)ram));
+	r = r ?: cr_json_add(o, "mounts", TAKE_PTR(a));
 	json_object_put(a);
 	if (r < 0) {
 		json_object_put(o);
@@ -157,7 +146,7 @@ static json_object *env_keys(char *const *env)
 	for (; a && env && *env; env++) {
 		size_t n = strcspn(*env, "=");
 
-		if (json_object_array_add(a, json_object_new_string_len(*env, (int)n)) < 0) {
+		if (cr_json_append(a, json_object_new_string_len(*env, (int)n)) < 0) {
 			json_object_put(a);
 			return NULL;
 		}
@@ -170,18 +159,11 @@ static json_object *fd_list(const struct cr_policy *p)
 	json_object *a = json_object_new_array();
 
 	for (size_t i = 0; a && i < p->n_keep_fds; i++)
-		if (json_object_array_add(a, json_object_new_int(p->keep_fds[i])) < 0) {
+		if (cr_json_append(a, json_object_new_int(p->keep_fds[i])) < 0) {
 			json_object_put(a);
 			return NULL;
 		}
 	return a;
-}
-
-static int add_string(json_object *o, const char *key, const char *value)
-{
-	if (!value)
-		return json_object_object_add(o, key, NULL) < 0 ? -ENOMEM : 0;
-	return add(o, key, json_object_new_string(value));
 }
 
 /* The syscall filter, as seccomp/seccomp.h describes it. */
@@ -194,17 +176,17 @@ static json_object *seccomp_json(const struct cr_seccomp *s)
 	if (r == 0) {
 		cr_seccomp_describe(s, &i);
 		if (i.architecture &&
-		    json_object_array_add(arches, json_object_new_string(i.architecture)) < 0)
+		    cr_json_append(arches, json_object_new_string(i.architecture)) < 0)
 			r = -ENOMEM;
 	}
-	r = r ?: add_string(o, "mode", i.mode);
-	r = r ?: add_string(o, "profile", i.profile);
-	r = r ?: add_string(o, "sha256", i.sha256);
-	r = r ?: add(o, "architectures", TAKE_PTR(arches));
-	r = r ?: add(o, "spawn", json_object_new_boolean(i.spawn));
-	r = r ?: add_string(o, "ptrace", i.ptrace);
-	r = r ?: add(o, "setid", json_object_new_boolean(!i.setid));
-	r = r ?: add_string(o, "cache", i.cache);
+	r = r ?: cr_json_add_str(o, "mode", i.mode);
+	r = r ?: cr_json_add_str(o, "profile", i.profile);
+	r = r ?: cr_json_add_str(o, "sha256", i.sha256);
+	r = r ?: cr_json_add(o, "architectures", TAKE_PTR(arches));
+	r = r ?: cr_json_add(o, "spawn", json_object_new_boolean(i.spawn));
+	r = r ?: cr_json_add_str(o, "ptrace", i.ptrace);
+	r = r ?: cr_json_add(o, "setid", json_object_new_boolean(!i.setid));
+	r = r ?: cr_json_add_str(o, "cache", i.cache);
 	json_object_put(arches);
 	if (r < 0) {
 		json_object_put(o);
@@ -224,33 +206,33 @@ int cr_ns_report(const struct cr_run *run, json_object *o)
 
 	for (size_t i = 0; ns && i < ELEMENTSOF(all_ns); i++)
 		if ((flags & all_ns[i]) &&
-		    json_object_array_add(ns, json_object_new_string(cr_ns_name(all_ns[i]))) < 0)
+		    cr_json_append(ns, json_object_new_string(cr_ns_name(all_ns[i]))) < 0)
 			r = -ENOMEM;
-	r = r ?: add(o, "namespaces", ns);
-	r = r ?: add(o, "uid_map", id_pair(m->inside_uid, m->outside_uid));
-	r = r ?: add(o, "gid_map", id_pair(m->inside_gid, m->outside_gid));
-	r = r ?: add(o, "network", json_object_new_string(cr_net_mode_to_string(p->net)));
-	r = r ?: add(o, "loopback", json_object_new_boolean(p->net != CR_NET_HOST));
+	r = r ?: cr_json_add(o, "namespaces", ns);
+	r = r ?: cr_json_add(o, "uid_map", id_pair(m->inside_uid, m->outside_uid));
+	r = r ?: cr_json_add(o, "gid_map", id_pair(m->inside_gid, m->outside_gid));
+	r = r ?: cr_json_add(o, "network", json_object_new_string(cr_net_mode_to_string(p->net)));
+	r = r ?: cr_json_add(o, "loopback", json_object_new_boolean(p->net != CR_NET_HOST));
 	r = r ?: cr_proxy_report(cr_ns_run_proxy(run), o); /* allow_hosts: the list, the proxy */
-	r = r ?: add(o, "root", json_object_new_string("tmpfs+pivot_root"));
-	r = r ?: add(o, "read_only", plan_paths(plan, SHOWN_RO));
-	r = r ?: add(o, "writable", plan_paths(plan, SHOWN_RW));
-	r = r ?: add(o, "pinned", plan_paths(plan, PINNED));
-	r = r ?: add(o, "idmapped", idmapped_json(plan));
-	r = r ?: add(o, "hidden", plan_paths(plan, HIDDEN));
-	r = r ?: add(o, "private", plan_paths(plan, PRIVATE));
-	r = r ?: add(o, "tmpfs", tmpfs_json(run));
-	r = r ?: add(o, "capabilities", json_object_new_string("none"));
-	r = r ?: add(o, "no_new_privs", json_object_new_boolean(true));
-	r = r ?: add(o, "seccomp", seccomp_json(cr_ns_run_seccomp(run)));
-	r = r ?: add(o, "new_session", json_object_new_boolean(true));
-	r = r ?: add(o, "environment", env_keys(p->env));
-	r = r ?: add(o, "secrets", cr_secrets_json(p->secrets, p->n_secrets));
-	r = r ?: add(o, "kept_fds", fd_list(p));
-	r = r ?: add(o, "hostname", json_object_new_string(p->hostname));
-	r = r ?: add(o, "machine_id", plan_paths(plan, MACHINE_ID));
-	r = r ?: add(o, "limits", cr_limits_report_json(cr_ns_run_limits(run)));
-	r = r ?: add(o, "landlock", cr_landlock_report(cr_ns_run_landlock(run)));
+	r = r ?: cr_json_add(o, "root", json_object_new_string("tmpfs+pivot_root"));
+	r = r ?: cr_json_add(o, "read_only", plan_paths(plan, SHOWN_RO));
+	r = r ?: cr_json_add(o, "writable", plan_paths(plan, SHOWN_RW));
+	r = r ?: cr_json_add(o, "pinned", plan_paths(plan, PINNED));
+	r = r ?: cr_json_add(o, "idmapped", idmapped_json(plan));
+	r = r ?: cr_json_add(o, "hidden", plan_paths(plan, HIDDEN));
+	r = r ?: cr_json_add(o, "private", plan_paths(plan, PRIVATE));
+	r = r ?: cr_json_add(o, "tmpfs", tmpfs_json(run));
+	r = r ?: cr_json_add(o, "capabilities", json_object_new_string("none"));
+	r = r ?: cr_json_add(o, "no_new_privs", json_object_new_boolean(true));
+	r = r ?: cr_json_add(o, "seccomp", seccomp_json(cr_ns_run_seccomp(run)));
+	r = r ?: cr_json_add(o, "new_session", json_object_new_boolean(true));
+	r = r ?: cr_json_add(o, "environment", env_keys(p->env));
+	r = r ?: cr_json_add(o, "secrets", cr_secrets_json(p->secrets, p->n_secrets));
+	r = r ?: cr_json_add(o, "kept_fds", fd_list(p));
+	r = r ?: cr_json_add(o, "hostname", json_object_new_string(p->hostname));
+	r = r ?: cr_json_add(o, "machine_id", plan_paths(plan, MACHINE_ID));
+	r = r ?: cr_json_add(o, "limits", cr_limits_report_json(cr_ns_run_limits(run)));
+	r = r ?: cr_json_add(o, "landlock", cr_landlock_report(cr_ns_run_landlock(run)));
 	/* Degraded: "degraded" and "missing_layers", and what the command had instead. */
 	r = r ?: cr_degraded_report(cr_ns_run_degraded(run), plan, o);
 	return r;

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "launcher/base/json-util.h"
 #include "cgroup/cgroup.h"
 #include "launcher/base/exit-codes.h"
 #include "linux-internal.h"
@@ -472,16 +473,6 @@ static struct cr_exec *warm_exec_free(struct cr_exec *e)
 	return NULL;
 }
 
-/* Add @v to @o as @key; @v is released if that fails (or was NULL: -ENOMEM). */
-static int add(json_object *o, const char *key, json_object *v)
-{
-	if (!v || json_object_object_add(o, key, v) < 0) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 static int warm_report(const struct cr_warm *w, struct json_object *enforced)
 {
 	json_object *o = json_object_new_object(), *caps = json_object_new_array();
@@ -489,15 +480,14 @@ static int warm_report(const struct cr_warm *w, struct json_object *enforced)
 
 	/* The commands have no capability ("capabilities"); the zygote keeps this one, in the
 	 * sandbox's user namespace, to make the workers' pid namespaces. */
-	r = r ?: json_object_array_add(caps, json_object_new_string("CAP_SYS_ADMIN")) < 0 ? -ENOMEM
-											  : 0;
-	r = r ?: add(o, "pool", json_object_new_int((int)w->pool));
-	r = r ?: add(o, "nested_pid_namespaces", json_object_new_boolean(true));
-	r = r ?: add(o, "landlock_domain_per_command",
+	r = r ?: cr_json_append(caps, json_object_new_string("CAP_SYS_ADMIN"));
+	r = r ?: cr_json_add(o, "pool", json_object_new_int((int)w->pool));
+	r = r ?: cr_json_add(o, "nested_pid_namespaces", json_object_new_boolean(true));
+	r = r ?: cr_json_add(o, "landlock_domain_per_command",
 		     json_object_new_boolean(cr_ns_run_landlock(w->run)->enabled));
-	r = r ?: add(o, "init_capabilities", TAKE_PTR(caps));
+	r = r ?: cr_json_add(o, "init_capabilities", TAKE_PTR(caps));
 	r = r ?: cr_ns_report(w->run, enforced);
-	r = r ?: add(enforced, "warm", TAKE_PTR(o));
+	r = r ?: cr_json_add(enforced, "warm", TAKE_PTR(o));
 	json_object_put(caps);
 	json_object_put(o);
 	return r;

@@ -60,8 +60,10 @@
 #include <unistd.h>
 
 #include "launcher/base/exit-codes.h"
+#include "launcher/base/fd-util.h"
 #include "landlock/landlock-sys.h"
 #include "landlock/landlock.h"
+#include "launcher/base/time-util.h"
 #include "linux-internal.h"
 #include "launcher/base/macro.h"
 #include "ns.h"
@@ -129,31 +131,6 @@ static void reset_signals(const sigset_t *ignored, const sigset_t *blocked)
 			(void)sigaction(sig, ignored && sigismember(ignored, sig) == 1 ? &ign : &dfl,
 					NULL);
 	(void)sigprocmask(SIG_SETMASK, blocked, NULL);
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Close every descriptor above 2 but the @n in @keep (which it sorts). */
-static int close_all_except(int *keep, size_t n)
-{
-	unsigned lo = 3;
-
-	qsort(keep, n, sizeof(int), cmp_int);
-	for (size_t i = 0; i < n; i++) {
-		if (keep[i] < 3)
-			continue;
-		if ((unsigned)keep[i] > lo && syscall(SYS_close_range, lo, keep[i] - 1, 0) < 0)
-			return negative_errno();
-		lo = (unsigned)keep[i] + 1;
-	}
-	if (syscall(SYS_close_range, lo, ~0u, 0) < 0)
-		return negative_errno();
-	return 0;
 }
 
 static int signalfd_for(int sig)
@@ -262,7 +239,7 @@ static _Noreturn void runner_main(const struct cr_child_ctx *ctx, int exec_fd)
 	(void)sigemptyset(&none);
 	reset_signals(&ctx->ignored, &none);
 	buf = malloc(CR_WARM_MAX_REQUEST);
-	if (!buf || close_all_except(keep, 1) < 0)
+	if (!buf || cr_close_all_except(3, keep, 1) < 0)
 		_exit(CR_EXIT_NOEXEC);
 	r = own_domain(&ctx->landlock);
 	if (r >= 0)
@@ -378,7 +355,7 @@ static int worker_confine(const struct cr_child_ctx *ctx, int *keep, int *ret_st
 	int r;
 
 	*ret_step = WORKER_STEP_FDS;
-	r = close_all_except(keep, 2);
+	r = cr_close_all_except(3, keep, 2);
 	if (r < 0)
 		return r;
 	*ret_step = WORKER_STEP_PROC;
@@ -540,26 +517,18 @@ static int zygote_setup(struct cr_child_ctx *ctx, int *ret_sig_fd)
 	(void)sigemptyset(&chld);
 	(void)sigaddset(&chld, SIGCHLD);
 	reset_signals(NULL, &chld);
-	r = close_all_except(keep, ELEMENTSOF(keep));
+	r = cr_close_all_except(3, keep, ELEMENTSOF(keep));
 	if (r < 0)
 		return r;
 	*ret_sig_fd = signalfd_for(SIGCHLD);
 	return *ret_sig_fd < 0 ? negative_errno() : 0;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* How long to wait in poll(): a worker to retry (CR_WARM_RETRY_MS), a refill that is due, or
  * nothing. */
 static int zygote_timeout(unsigned want, unsigned deferred, int64_t due)
 {
-	int64_t left = due - now_ms();
+	int64_t left = due - cr_now_ms();
 
 	if (want > 0)
 		return CR_WARM_RETRY_MS;
@@ -602,7 +571,7 @@ _Noreturn void cr_zygote_main(struct cr_child_ctx *ctx)
 			_exit(CR_EXIT_SETUP_SILENT);
 		if (p[0].revents) {
 			if (deferred == 0)
-				due = now_ms() + CR_WARM_REFILL_DELAY_MS;
+				due = cr_now_ms() + CR_WARM_REFILL_DELAY_MS;
 			if (read_wants(ctx->warm_fd, &deferred) < 0)
 				_exit(0); /* the server is gone */
 		}
@@ -610,7 +579,7 @@ _Noreturn void cr_zygote_main(struct cr_child_ctx *ctx)
 			;
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			reaped = true;
-		if (deferred > 0 && (reaped || now_ms() >= due)) {
+		if (deferred > 0 && (reaped || cr_now_ms() >= due)) {
 			want += deferred;
 			deferred = 0;
 		}

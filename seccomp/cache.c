@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "launcher/base/fd-util.h"
+#include "launcher/base/hex.h"
 #include "launcher/base/macro.h"
 #include "seccomp-internal.h"
 
@@ -36,17 +38,6 @@ void cr_sc_sha256(const void *data, size_t size, uint8_t ret[32])
 	SHA256Init(&ctx);
 	SHA256Update(&ctx, data, size);
 	SHA256Final(ret, &ctx);
-}
-
-void cr_sc_hex(const uint8_t *data, size_t size, char *ret)
-{
-	static const char digits[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < size; i++) {
-		ret[2 * i] = digits[data[i] >> 4];
-		ret[2 * i + 1] = digits[data[i] & 15];
-	}
-	ret[2 * size] = '\0';
 }
 
 int cr_sc_cache_dir(char *buf, size_t size)
@@ -108,7 +99,7 @@ static int open_dir(const char *dir, bool create)
 
 static void entry_name(const uint8_t key[32], char *buf)
 {
-	cr_sc_hex(key, 32, buf);
+	cr_hex(key, 32, buf);
 	strcat(buf, ".bpf");
 }
 
@@ -169,21 +160,6 @@ int cr_sc_cache_load(const char *dir, const uint8_t key[32], struct cr_bpf *ret)
 	return verify(data, (size_t)n, key, ret);
 }
 
-static int write_all(int fd, const void *data, size_t size)
-{
-	for (const char *p = data; size > 0;) {
-		ssize_t n = write(fd, p, size);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? negative_errno() : -EIO;
-		p += n;
-		size -= (size_t)n;
-	}
-	return 0;
-}
-
 /* A file with @data under the name @tmp in @dfd: made anonymously (O_TMPFILE), written, then
  * linked, so no partial file ever has a name; or, where O_TMPFILE is missing, created there. */
 static int write_tmp(int dfd, const char *tmp, const void *data, size_t size)
@@ -195,7 +171,7 @@ static int write_tmp(int dfd, const char *tmp, const void *data, size_t size)
 	(void)unlinkat(dfd, tmp, 0); /* left by a process of the same pid that died */
 	fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
 	if (fd >= 0) {
-		r = write_all(fd, data, size);
+		r = cr_write_all(fd, data, size);
 		if (r < 0)
 			return r;
 		(void)snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
@@ -206,7 +182,7 @@ static int write_tmp(int dfd, const char *tmp, const void *data, size_t size)
 	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return negative_errno();
-	r = write_all(fd, data, size);
+	r = cr_write_all(fd, data, size);
 	if (r < 0)
 		(void)unlinkat(dfd, tmp, 0);
 	return r;

@@ -13,17 +13,16 @@
  * errno:N, kill (the process), log (allowed, and logged by the kernel's audit). A rule replaces
  * whatever the base and earlier lines said about the syscalls it names.
  *
- * inih (the system library) calls the handler without line numbers, so the profile is fed to
- * ini_parse_stream() by a reader that counts them. Its lines are at most INI_MAX_LINE (200)
- * bytes with "\r\n\0": a longer line is refused here, before inih would cut it. Any non-zero
- * return of ini_parse_stream() is an error. */
+ * Read with launcher/base/ini.c, corral's one INI reader: its line-level rules (no indented
+ * line, no control character, at most CR_INI_MAX_LINE bytes a line, ...) are those of the
+ * profiles, and every error is "FILE:LINE: reason". */
 #include <errno.h>
-#include <ini.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "launcher/base/ini.h"
 #include "launcher/base/macro.h"
 #include "seccomp-internal.h"
 
@@ -35,12 +34,7 @@ struct assign {
 };
 
 struct parse {
-	const char *data, *end, *pos;
-	const char *path;
-	int line;
-	int err_line; /* the first error found by us, 0 if none */
-	char *msg;
-	size_t msg_size;
+	struct cr_ini ini; /* the reader: the path, the line, the first error */
 	const char *base;
 	bool have_base, have_default;
 	uint32_t default_action;
@@ -48,49 +42,7 @@ struct parse {
 	size_t n_assigns;
 };
 
-static int fail(struct parse *p, const char *fmt, ...) _printf_(2, 3);
-static int fail(struct parse *p, const char *fmt, ...)
-{
-	char reason[256];
-	va_list ap;
-
-	if (p->err_line)
-		return 0;
-	va_start(ap, fmt);
-	(void)vsnprintf(reason, sizeof(reason), fmt, ap);
-	va_end(ap);
-	p->err_line = p->line;
-	(void)snprintf(p->msg, p->msg_size, "%s:%d: %s", p->path, p->line, reason);
-	return 0; /* inih: an error on this line */
-}
-
-/* fgets() over the profile in memory, counting lines. inih's buffer (@size, INI_MAX_LINE) must
- * be 3 bytes longer than the longest line ("\r\n\0"): a longer line is an error here, and inih
- * sees it empty. */
-static char *reader(char *buf, int size, void *userdata)
-{
-	struct parse *p = userdata;
-	const char *nl;
-	size_t len, max = size > 3 ? (size_t)size - 3 : 0;
-
-	if (p->pos >= p->end)
-		return NULL;
-	nl = memchr(p->pos, '\n', (size_t)(p->end - p->pos));
-	len = (size_t)((nl ? nl : p->end) - p->pos);
-	p->line++;
-	if (len > 0 && p->pos[len - 1] == '\r')
-		len--;
-	if (memchr(p->pos, '\0', len))
-		(void)fail(p, "the line holds a NUL byte");
-	if (len > max) {
-		(void)fail(p, "the line is longer than %zu characters", max);
-		len = 0; /* inih sees an empty line */
-	}
-	memcpy(buf, p->pos, len);
-	buf[len] = '\0';
-	p->pos = nl ? nl + 1 : p->end;
-	return buf;
-}
+#define fail(p, ...) cr_ini_fail(&(p)->ini, __VA_ARGS__)
 
 /* The largest errno an errno:N action takes: the kernel's MAX_ERRNO, to which SECCOMP_RET_ERRNO
  * clamps anything larger (a syscall returns -1 to -4095 as an error). */
@@ -171,10 +123,6 @@ static int on_rule(struct parse *p, const char *name, const char *value)
 	struct assign a = {};
 	struct assign *n;
 
-	if (strchr(value, '='))
-		return fail(p,
-			    "'%s' reads as a continuation of the rule for '%s' because it is indented; remove the indentation",
-			    value, name);
 	if (name[0] == '@' ? !cr_sc_group_find(name) : !cr_sc_syscall_known(name))
 		return fail(p, "unknown %s '%s'%s", name[0] == '@' ? "group" : "syscall", name,
 			    name[0] == '@' ? " (corral help run lists the groups)" : "");
@@ -185,24 +133,22 @@ static int on_rule(struct parse *p, const char *name, const char *value)
 	n = a.name ? reallocarray(p->assigns, p->n_assigns + 1, sizeof(*n)) : NULL;
 	if (!n) {
 		free(a.name);
-		return fail(p, "out of memory");
+		return cr_ini_fail_oom(&p->ini);
 	}
 	n[p->n_assigns++] = a;
 	p->assigns = n;
 	return 1;
 }
 
-static int handler(void *userdata, const char *section, const char *name, const char *value)
+static const char *const sections[] = { "profile", "rules", NULL };
+
+static int on_key(struct cr_ini *ini, const char *section, const char *name, const char *value)
 {
-	struct parse *p = userdata;
+	struct parse *p = ini->userdata;
 
 	if (strcmp(section, "profile") == 0)
 		return on_profile_key(p, name, value);
-	if (strcmp(section, "rules") == 0)
-		return on_rule(p, name, value);
-	if (!section[0])
-		return fail(p, "'%s' comes before any section (expected [profile] or [rules])", name);
-	return fail(p, "unknown section [%s] (expected [profile] or [rules])", section);
+	return on_rule(p, name, value);
 }
 
 /* The rules of one line, or of the base. @tag says which, so that a line replaces earlier ones
@@ -299,23 +245,15 @@ int cr_sc_profile_parse(const char *data, size_t size, const char *path, struct 
 			char *msg, size_t msg_size)
 {
 	struct parse p = {
-		.data = data, .end = data + size, .pos = data, .path = path,
-		.msg = msg, .msg_size = msg_size, .base = "@default",
+		.ini = { .source = path, .sections = sections, .on_key = on_key },
+		.base = "@default",
 	};
 	struct cr_sc_ruleset rs = {};
 	int r;
 
-	r = ini_parse_stream(reader, &p, handler, &p);
-	if (p.err_line && (r == 0 || r >= p.err_line)) {
-		r = -EINVAL; /* ours comes first (the reader's, for a long line, is not inih's) */
-	} else if (r != 0) {
-		/* inih's own complaint, on an earlier line than any of ours. */
-		(void)snprintf(msg, msg_size,
-			       r > 0 ? "%s:%d: syntax error (expected [SECTION], KEY = VALUE or a comment)"
-				     : "%s: cannot be parsed (%d)",
-			       path, r);
-		r = -EINVAL;
-	} else {
+	p.ini.userdata = &p;
+	r = cr_ini_parse(&p.ini, data, size, msg, msg_size);
+	if (r == 0) {
 		r = build_rules(&p, &rs);
 		if (r < 0)
 			(void)snprintf(msg, msg_size, "%s: %s", path, strerror(-r));

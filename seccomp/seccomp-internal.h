@@ -137,7 +137,6 @@ int cr_sc_cache_store(const char *dir, const uint8_t key[32], const struct cr_bp
 
 /* SHA-256 (libmd). */
 void cr_sc_sha256(const void *data, size_t size, uint8_t ret[32]);
-void cr_sc_hex(const uint8_t *data, size_t size, char *ret); /* 2 * size + 1 bytes */
 
 /* The programs generated at build time (seccomp-programs.c, written by seccomp/gen/gen.c). */
 struct cr_sc_builtin {

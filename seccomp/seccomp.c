@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "launcher/base/hex.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "seccomp-internal.h"
@@ -171,7 +172,7 @@ static void digest(struct cr_seccomp *s)
 		SHA256Update(&ctx, (const uint8_t *)s->progs[i].filter,
 			     s->progs[i].len * sizeof(struct sock_filter));
 	SHA256Final(d, &ctx);
-	cr_sc_hex(d, sizeof(d), s->sha256);
+	cr_hex(d, sizeof(d), s->sha256);
 }
 
 /* The built-in program of @mode, with or without @ptrace. */

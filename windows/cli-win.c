@@ -9,6 +9,8 @@
 
 #include "cli-win.h"
 #include "launcher/base/log.h"
+#include "launcher/base/parse-util.h"
+#include "launcher/policy/request.h"
 #include "win-macro.h"
 #include "wstr.h"
 
@@ -67,23 +69,6 @@ static int parse_number(const char *s, bool size, uint64_t *ret)
 	return 0;
 }
 
-/* Seconds, decimal ("1.5"), as milliseconds; at most a year. */
-static int parse_seconds(const char *s, uint64_t *ret)
-{
-	char *end = NULL;
-	double d;
-
-	if (!*s || *s == '-' || *s == '+')
-		return -EINVAL;
-	d = strtod(s, &end);
-	if (*end || d != d)
-		return -EINVAL;
-	if (d <= 0 || d > 366.0 * 24 * 3600)
-		return -ERANGE;
-	*ret = (uint64_t)(d * 1000 + 0.5);
-	return *ret ? 0 : -ERANGE;
-}
-
 static int limit_option(struct cr_win_run_options *o, enum cr_limit l, const char *name,
 			const char *v, char *msg, size_t size)
 {
@@ -140,9 +125,12 @@ static int set_value(struct cr_win_run_options *o, const char *name, const char 
 				      "--limits '%s': expected best-effort or required", v);
 		o->limits_required = strcmp(v, "required") == 0;
 	} else if (strcmp(name, "--timeout") == 0) {
-		if (parse_seconds(v, &o->timeout_ms) < 0)
+		/* launcher/base/parse-util.c, as on Linux: digits and a '.', no exponent or sign */
+		if (cr_parse_seconds(v, &o->timeout_ms) < 0 || o->timeout_ms == 0 ||
+		    o->timeout_ms > CR_MAX_WAIT_MS)
 			return cr_msg(msg, size, -EINVAL,
-				      "--timeout '%s': expected seconds, more than 0", v);
+				      "--timeout '%s': expected seconds between 0.001 and %llu", v,
+				      CR_MAX_WAIT_MS / 1000);
 	} else if (strcmp(name, "--setenv") == 0) {
 		if (!strchr(v, '=') || v[0] == '=')
 			return cr_msg(msg, size, -EINVAL, "--setenv '%s': expected NAME=VALUE", v);

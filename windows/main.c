@@ -13,6 +13,7 @@
 
 #include "cli-win.h"
 #include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/exit-codes.h"
 #include "launcher/base/log.h"
 
@@ -93,6 +94,7 @@ int cr_win_doctor_main(int argc, char **argv)
 	struct cr_probe p;
 	bool json = argc > 1 && strcmp(argv[1], "--json") == 0, ready = true;
 	json_object *checks = json_object_new_array(), *o = json_object_new_object();
+	int r = checks ? 0 : -ENOMEM;
 
 	if (argc > 2 || (argc == 2 && !json)) {
 		cr_log_error("doctor: unknown option '%s' (usage: corral doctor [--json])",
@@ -106,27 +108,36 @@ int cr_win_doctor_main(int argc, char **argv)
 
 		if (c->required && c->state == CR_CHECK_MISSING)
 			ready = false;
-		json_object_object_add(j, "name", json_object_new_string(c->name));
-		json_object_object_add(j, "state", json_object_new_string(states[c->state]));
-		json_object_object_add(j, "required", json_object_new_boolean(c->required));
-		json_object_object_add(j, "value", json_object_new_string(c->value));
-		json_object_object_add(j, "detail", json_object_new_string(c->detail));
-		json_object_object_add(j, "fix", c->fix[0] ? json_object_new_string(c->fix) : NULL);
-		json_object_array_add(checks, j);
+		r = r ?: cr_json_add(j, "name", json_object_new_string(c->name));
+		r = r ?: cr_json_add(j, "state", json_object_new_string(states[c->state]));
+		r = r ?: cr_json_add(j, "required", json_object_new_boolean(c->required));
+		r = r ?: cr_json_add(j, "value", json_object_new_string(c->value));
+		r = r ?: cr_json_add(j, "detail", json_object_new_string(c->detail));
+		r = r ?: cr_json_add_str(j, "fix", c->fix[0] ? c->fix : NULL);
+		if (r < 0)
+			json_object_put(j);
+		r = r ?: cr_json_append(checks, j);
 		if (!json)
 			(void)printf("%-16s %-8s %s: %s%s%s\n", c->name, states[c->state], c->value,
 				     c->detail, c->fix[0] ? "; fix: " : "", c->fix);
 	}
-	json_object_object_add(o, "corral_version", json_object_new_string(CR_WIN_VERSION));
-	json_object_object_add(o, "driver", json_object_new_string("windows"));
-	json_object_object_add(o, "ready", json_object_new_boolean(ready));
-	json_object_object_add(o, "checks", checks);
-	if (json)
-		(void)cr_json_puts(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
-				   stdout);
-	else
+	checks = cr_json_whole(checks, r);
+	r = cr_json_add(o, "corral_version", json_object_new_string(CR_WIN_VERSION));
+	r = r ?: cr_json_add(o, "driver", json_object_new_string("windows"));
+	r = r ?: cr_json_add(o, "ready", json_object_new_boolean(ready));
+	if (r < 0)
+		json_object_put(checks);
+	r = r ?: cr_json_add(o, "checks", checks);
+	if (json && r == 0)
+		r = cr_json_puts(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
+				 stdout);
+	else if (!json)
 		(void)printf("ready: %s\n", ready ? "yes" : "no");
 	json_object_put(o);
+	if (json && r < 0) {
+		cr_log_error("doctor: cannot write the report: %s", strerror(-r));
+		return CR_EXIT_SETUP;
+	}
 	return ready ? 0 : 1;
 }
 

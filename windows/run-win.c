@@ -86,7 +86,8 @@ static int execute(const struct cr_win_run_options *o, char **env, struct run_st
 	s->have_outcome = true;
 	if (s->outcome.kind != CR_OUTCOME_SETUP_FAILED) {
 		s->enforced = json_object_new_object();
-		(void)d->report(run, s->enforced);
+		if (s->enforced && d->report(run, s->enforced) < 0) /* as Linux's corral run says */
+			cr_log_warning("the enforcement report is incomplete");
 	}
 	run = d->run_free(run);
 	return 0;

@@ -9,6 +9,7 @@
 
 #include "cli-win.h"
 #include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/macro.h"
 #include "launcher/outcome.h"
 #include "win-macro.h"
@@ -54,59 +55,41 @@ static const char *errno_name(int err)
 	return NULL;
 }
 
-static json_object *error_object(const struct cr_setup_error *e)
-{
-	json_object *o = json_object_new_object();
-	const char *name = errno_name(e->err);
-
-	json_object_object_add(o, "stage", json_object_new_string(e->stage));
-	json_object_object_add(o, "errno", json_object_new_int(e->err));
-	json_object_object_add(o, "errno_name", name ? json_object_new_string(name) : NULL);
-	json_object_object_add(o, "message", json_object_new_string(e->message));
-	return o;
-}
-
 json_object *cr_win_status_build(const struct cr_win_status *s)
 {
 	const struct cr_outcome *out = s->outcome;
 	int sig = out && out->kind == CR_OUTCOME_SIGNALED ? out->status : 0;
 	bool ran = out && (out->kind == CR_OUTCOME_EXITED || out->kind == CR_OUTCOME_SIGNALED);
-	json_object *o = json_object_new_object(), *cmd = json_object_new_array();
+	json_object *o = json_object_new_object();
 	json_object *mode = s->enforced ? json_object_object_get(s->enforced, "mode") : NULL;
 	const struct cr_setup_error *err = ran        ? NULL
 					   : s->error ? s->error
 					   : out      ? &out->error
 						      : NULL;
-	char duration[32];
+	size_t argc = 0;
+	int r;
 
-	for (size_t i = 0; s->argv && s->argv[i]; i++)
-		json_object_array_add(cmd, json_object_new_string(s->argv[i]));
-	(void)snprintf(duration, sizeof(duration), "%.3f", s->duration_ms);
-	json_object_object_add(o, "version", json_object_new_int(1));
-	json_object_object_add(o, "corral_version", json_object_new_string(CR_WIN_VERSION));
-	json_object_object_add(o, "driver", json_object_new_string(s->driver));
-	json_object_object_add(o, "backend", json_object_new_string(s->driver));
-	json_object_object_add(o, "command", cmd);
-	json_object_object_add(o, "outcome", json_object_new_string(cr_outcome_name(s->outcome, s->timed_out, false)));
-	json_object_object_add(o, "exit_code",
-			       json_object_new_int(cr_exit_code(out, s->timed_out)));
-	json_object_object_add(o, "signal", sig ? json_object_new_int(sig) : NULL);
-	json_object_object_add(o, "signal_name",
-			       signal_name(sig) ? json_object_new_string(signal_name(sig)) : NULL);
-	json_object_object_add(o, "timed_out", json_object_new_boolean(s->timed_out));
-	json_object_object_add(o, "oom_killed", json_object_new_boolean(out && out->oom_killed));
-	json_object_object_add(o, "pids_limit_hit",
-			       json_object_new_boolean(out && out->pids_limit_hit));
-	json_object_object_add(o, "duration_ms",
-			       json_object_new_double_s(s->duration_ms, duration));
-	/* Job-only mode (--allow-degraded, no Low token) is this backend's degraded mode. */
-	json_object_object_add(o, "degraded",
-			       json_object_new_boolean(mode && strcmp(json_object_get_string(mode),
-								      "job_only") == 0));
-	json_object_object_add(o, "enforced", s->enforced ? json_object_get(s->enforced) : NULL);
-	json_object_object_add(o, "error", err ? error_object(err) : NULL);
-	json_object_object_add(o, "profile", NULL);
-	return o;
+	while (s->argv && s->argv[argc])
+		argc++;
+	r = cr_json_add(o, "version", json_object_new_int(1));
+	r = r ?: cr_json_add(o, "corral_version", json_object_new_string(CR_WIN_VERSION));
+	r = r ?: cr_json_add(o, "driver", json_object_new_string(s->driver));
+	r = r ?: cr_json_add(o, "backend", json_object_new_string(s->driver));
+	r = r ?: cr_json_add(o, "command", cr_json_strv(s->argv, argc));
+	r = r ?: cr_outcome_status_json(o, &(struct cr_outcome_status){
+		.outcome = out,
+		.timed_out = s->timed_out,
+		/* Job-only mode (--allow-degraded, no Low token) is this backend's degraded mode. */
+		.degraded = mode && strcmp(json_object_get_string(mode), "job_only") == 0,
+		.exit_code = cr_exit_code(out, s->timed_out),
+		.signal_name = signal_name(sig),
+		.duration_ms = s->duration_ms,
+		.enforced = s->enforced,
+		.error = err,
+		.errno_name = err ? errno_name(err->err) : NULL,
+	});
+	r = r ?: cr_json_add_null(o, "profile");
+	return cr_json_whole(o, r);
 }
 
 int cr_win_status_write(json_object *o, const char *path)
@@ -119,7 +102,7 @@ int cr_win_status_write(json_object *o, const char *path)
 	DWORD done = 0;
 	int r;
 
-	if (!text)
+	if (!o || !text) /* a status that could not be built whole is not written in part */
 		return -ENOMEM;
 	len = strlen(text);
 	r = cr_win_utf16(path, &w);

@@ -11,6 +11,7 @@
 
 #include "cli-win.h"
 #include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/exit-codes.h"
 #include "launcher/base/log.h"
 #include "win-macro.h"
@@ -290,20 +291,26 @@ static int status(const wchar_t *wsl, const struct wsl_options *o)
 	ready = s.exists && s.version == 2 && s.corral[0];
 	if (o->json) {
 		json_object *j = json_object_new_object();
+		int r;
 
-		json_object_object_add(j, "distro", json_object_new_string(o->name));
-		json_object_object_add(j, "wsl", wsl8 ? json_object_new_string(wsl8) : NULL);
-		json_object_object_add(j, "exists", json_object_new_boolean(s.exists));
-		json_object_object_add(j, "state",
-				       s.exists ? json_object_new_string(s.state) : NULL);
-		json_object_object_add(j, "version",
-				       s.exists ? json_object_new_int(s.version) : NULL);
-		json_object_object_add(j, "corral",
-				       s.corral[0] ? json_object_new_string(s.corral) : NULL);
-		json_object_object_add(j, "ready", json_object_new_boolean(ready));
-		(void)cr_json_puts(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
-				   stdout);
+		r = cr_json_add(j, "distro", json_object_new_string(o->name));
+		r = r ?: cr_json_add_str(j, "wsl", wsl8);
+		r = r ?: cr_json_add(j, "exists", json_object_new_boolean(s.exists));
+		r = r ?: cr_json_add_str(j, "state", s.exists ? s.state : NULL);
+		if (s.exists)
+			r = r ?: cr_json_add(j, "version", json_object_new_int(s.version));
+		else
+			r = r ?: cr_json_add_null(j, "version");
+		r = r ?: cr_json_add_str(j, "corral", s.corral[0] ? s.corral : NULL);
+		r = r ?: cr_json_add(j, "ready", json_object_new_boolean(ready));
+		if (r == 0)
+			r = cr_json_puts(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
+					 stdout);
 		json_object_put(j);
+		if (r < 0) {
+			cr_log_error("wsl status: cannot write the report: %s", strerror(-r));
+			return CR_EXIT_SETUP;
+		}
 	} else {
 		(void)printf("wsl.exe: %s\n", wsl8 ? wsl8 : "not found");
 		if (s.exists)

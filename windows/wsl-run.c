@@ -13,6 +13,7 @@
 #include "cli-win.h"
 #include "errno-map.h"
 #include "launcher/base/exit-codes.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/log.h"
 #include "win-macro.h"
 #include "wsl/wsl.h"
@@ -238,12 +239,12 @@ static json_object *read_inner(const char *path, char *msg, size_t size)
 	return o;
 }
 
-static void copy_key(json_object *to, json_object *from, const char *key)
+/* @key of @from, or null where it has none. 0 or -ENOMEM. */
+static int copy_key(json_object *to, json_object *from, const char *key)
 {
-	json_object *v = NULL;
-
-	(void)json_object_object_get_ex(from, key, &v);
-	json_object_object_add(to, key, v ? json_object_get(v) : NULL);
+	if (!json_object_object_get_ex(from, key, NULL))
+		return cr_json_add_null(to, key);
+	return cr_json_copy(to, from, key);
 }
 
 /* The outer status: the inner one's keys, with backend "wsl", the distro, and the inner object
@@ -258,8 +259,9 @@ static json_object *outer_status(const struct cr_win_run_options *o, json_object
 	json_object *base = cr_win_status_build(
 		&(struct cr_win_status){.driver = "wsl", .argv = o->argv, .error = err});
 	json_object *st = base;
+	int r = base ? 0 : -ENOMEM;
 
-	if (inner) { /* the same keys in the same order, the inner run's values */
+	if (inner && base) { /* the same keys in the same order, the inner run's values */
 		st = json_object_new_object();
 		json_object_object_foreach(base, key, val)
 		{
@@ -267,18 +269,27 @@ static json_object *outer_status(const struct cr_win_run_options *o, json_object
 
 			for (size_t i = 0; i < ELEMENTSOF(keys); i++)
 				from_inner |= strcmp(key, keys[i]) == 0;
+			if (r < 0)
+				break;
 			if (from_inner)
-				copy_key(st, inner, key);
+				r = copy_key(st, inner, key);
+			else if (val)
+				r = cr_json_add(st, key, json_object_get(val));
 			else
-				json_object_object_add(st, key, json_object_get(val));
+				r = cr_json_add_null(st, key);
 		}
 		json_object_put(base);
 	}
-	json_object_object_add(st, "distro", json_object_new_string(o->distro));
-	json_object_object_add(st, "wsl_exit_code",
-			       wsl_exit >= 0 ? json_object_new_int(wsl_exit) : NULL);
-	json_object_object_add(st, "inner", inner ? json_object_get(inner) : NULL);
-	return st;
+	r = r ?: cr_json_add(st, "distro", json_object_new_string(o->distro));
+	if (wsl_exit >= 0)
+		r = r ?: cr_json_add(st, "wsl_exit_code", json_object_new_int(wsl_exit));
+	else
+		r = r ?: cr_json_add_null(st, "wsl_exit_code");
+	if (inner)
+		r = r ?: cr_json_add(st, "inner", json_object_get(inner));
+	else
+		r = r ?: cr_json_add_null(st, "inner");
+	return cr_json_whole(st, r); /* NULL: cr_win_status_write() says it cannot write it */
 }
 
 struct wsl_run {

@@ -24,6 +24,10 @@ int cr_log_full(enum cr_log_level level, int error, const char *fmt, ...) _print
  * errors to their caller instead of logging, as `return cr_msg(msg, size, -EINVAL, "...");`. */
 int cr_msg(char *msg, size_t size, int r, const char *fmt, ...) _printf_(4, 5);
 
+/* cr_msg() with nothing to return: a detail or a note into @buf, as probes and reports write
+ * them. */
+#define cr_say(buf, size, ...) ((void)cr_msg((buf), (size), 0, __VA_ARGS__))
+
 #define cr_log_errno(error, ...) cr_log_full(CR_LOG_ERR, (error), __VA_ARGS__)
 #define cr_log_error(...)        (void)cr_log_full(CR_LOG_ERR, 0, __VA_ARGS__)
 #define cr_log_warning(...)      (void)cr_log_full(CR_LOG_WARNING, 0, __VA_ARGS__)

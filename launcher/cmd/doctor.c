@@ -12,6 +12,7 @@ extern char **environ;
 #include "launcher/policy/policy-build.h"
 #include "launcher/policy/request.h"
 #include "launcher/driver.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/macro.h"
 #include "launcher/policy/policy.h"
 #include "launcher/base/exit-codes.h"
@@ -33,36 +34,43 @@ static const char *state_name(enum cr_check_state s)
 	}
 }
 
+static json_object *check_json(const struct cr_check *c)
+{
+	json_object *j = json_object_new_object();
+	int r;
+
+	r = cr_json_add(j, "name", json_object_new_string(c->name));
+	r = r ?: cr_json_add(j, "state", json_object_new_string(state_name(c->state)));
+	r = r ?: cr_json_add(j, "required", json_object_new_boolean(c->required));
+	r = r ?: cr_json_add(j, "value", json_object_new_string(c->value));
+	r = r ?: cr_json_add(j, "detail", json_object_new_string(c->detail));
+	r = r ?: cr_json_add_str(j, "fix", c->fix[0] ? c->fix : NULL);
+	return cr_json_whole(j, r);
+}
+
+static json_object *checks_array(const struct cr_probe *p)
+{
+	json_object *a = json_object_new_array();
+	int r = a ? 0 : -ENOMEM;
+
+	for (size_t i = 0; r == 0 && i < p->n_checks; i++)
+		r = cr_json_append(a, check_json(&p->checks[i]));
+	return cr_json_whole(a, r);
+}
+
+/* NULL on allocation failure: the report is whole or absent. */
 static json_object *checks_json(const struct cr_probe *p, const char *driver, bool ready,
 				const char *state_dir)
 {
-	json_object *o = json_object_new_object(), *a = json_object_new_array();
+	json_object *o = json_object_new_object();
+	int r;
 
-	for (size_t i = 0; a && i < p->n_checks; i++) {
-		const struct cr_check *c = &p->checks[i];
-		json_object *j = json_object_new_object();
-
-		if (!j)
-			break;
-		json_object_object_add(j, "name", json_object_new_string(c->name));
-		json_object_object_add(j, "state", json_object_new_string(state_name(c->state)));
-		json_object_object_add(j, "required", json_object_new_boolean(c->required));
-		json_object_object_add(j, "value", json_object_new_string(c->value));
-		json_object_object_add(j, "detail", json_object_new_string(c->detail));
-		json_object_object_add(j, "fix", c->fix[0] ? json_object_new_string(c->fix) : NULL);
-		json_object_array_add(a, j);
-	}
-	if (o) {
-		json_object_object_add(o, "corral_version", json_object_new_string(CR_VERSION));
-		json_object_object_add(o, "driver", json_object_new_string(driver));
-		json_object_object_add(o, "ready", json_object_new_boolean(ready));
-		json_object_object_add(o, "state_dir",
-				       state_dir ? json_object_new_string(state_dir) : NULL);
-		json_object_object_add(o, "checks", a);
-	} else {
-		json_object_put(a);
-	}
-	return o;
+	r = cr_json_add(o, "corral_version", json_object_new_string(CR_VERSION));
+	r = r ?: cr_json_add(o, "driver", json_object_new_string(driver));
+	r = r ?: cr_json_add(o, "ready", json_object_new_boolean(ready));
+	r = r ?: cr_json_add_str(o, "state_dir", state_dir);
+	r = r ?: cr_json_add(o, "checks", checks_array(p));
+	return cr_json_whole(o, r);
 }
 
 /* Where sessions, grants, approvals and the ledger go (cr_state_locate()), as a check: ok from

@@ -11,6 +11,7 @@
 
 #include "profile-cmd.h"
 #include "launcher/driver.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/exit-codes.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
@@ -136,16 +137,15 @@ static json_object *shadowed(const struct cr_profile_dirs *dirs, const struct en
 {
 	json_object *a = json_object_new_array();
 	char path[4096];
+	int r = a ? 0 : -ENOMEM;
 
-	if (!a)
-		return NULL;
 	if (e->user && e->system) {
 		(void)snprintf(path, sizeof(path), "%s/%s.ini", dirs->system_dir, e->name);
-		(void)json_object_array_add(a, json_object_new_string(path));
+		r = r ?: cr_json_append(a, json_object_new_string(path));
 	}
 	if ((e->user || e->system) && e->builtin)
-		(void)json_object_array_add(a, json_object_new_string("builtin"));
-	return a;
+		r = r ?: cr_json_append(a, json_object_new_string("builtin"));
+	return cr_json_whole(a, r);
 }
 
 static json_object *entry_json(const struct cr_profile_dirs *dirs, const struct entry *e)
@@ -155,20 +155,17 @@ static json_object *entry_json(const struct cr_profile_dirs *dirs, const struct 
 	char msg[1024] = "";
 	int r;
 
-	if (!o)
-		return NULL;
-	r = cr_profile_load(e->name, dirs, &p, msg, sizeof(msg));
-	(void)json_object_object_add(o, "name", json_object_new_string(e->name));
-	if (r >= 0) {
-		(void)json_object_object_add(o, "source", json_object_new_string(p.source));
-		(void)json_object_object_add(o, "description",
-					     json_object_new_string(p.description));
+	if (cr_profile_load(e->name, dirs, &p, msg, sizeof(msg)) >= 0) {
+		r = cr_json_add(o, "name", json_object_new_string(e->name));
+		r = r ?: cr_json_add(o, "source", json_object_new_string(p.source));
+		r = r ?: cr_json_add(o, "description", json_object_new_string(p.description));
 	} else {
-		(void)json_object_object_add(o, "error", json_object_new_string(msg));
+		r = cr_json_add(o, "name", json_object_new_string(e->name));
+		r = r ?: cr_json_add(o, "error", json_object_new_string(msg));
 	}
-	(void)json_object_object_add(o, "shadows", shadowed(dirs, e));
+	r = r ?: cr_json_add(o, "shadows", shadowed(dirs, e));
 	cr_profile_done(&p);
-	return o;
+	return cr_json_whole(o, r);
 }
 
 static void print_entry(json_object *o)
@@ -195,16 +192,19 @@ static int list_main(const struct cr_profile_dirs *dirs, bool json)
 
 	r = collect(dirs, &l);
 	a = r >= 0 ? json_object_new_array() : NULL;
-	for (size_t i = 0; a && i < l.n; i++)
-		(void)json_object_array_add(a, entry_json(dirs, &l.v[i]));
-	top = a ? json_object_new_object() : NULL;
-	if (!top) {
+	r = a ? 0 : -ENOMEM;
+	for (size_t i = 0; r == 0 && i < l.n; i++)
+		r = cr_json_append(a, entry_json(dirs, &l.v[i]));
+	top = json_object_new_object();
+	r = r ?: cr_json_add(top, "default", json_object_new_string(CR_DEFAULT_PROFILE));
+	if (r < 0)
 		json_object_put(a);
+	r = r ?: cr_json_add(top, "profiles", a);
+	if (r < 0) {
+		json_object_put(top);
 		cr_log_error("profile list: out of memory");
 		return CR_EXIT_SETUP;
 	}
-	(void)json_object_object_add(top, "default", json_object_new_string(CR_DEFAULT_PROFILE));
-	(void)json_object_object_add(top, "profiles", a);
 	if (json)
 		r = cr_status_write(top, STDOUT_FILENO);
 	else
@@ -376,55 +376,44 @@ static void show_print(const struct cr_profile *p, const char *workspace,
 static json_object *path_json(const char *path, enum cr_path_access access, unsigned line)
 {
 	json_object *o = json_object_new_object();
+	int r;
 
-	if (!o)
-		return NULL;
-	(void)json_object_object_add(o, "path", json_object_new_string(path));
-	(void)json_object_object_add(o, "access", json_object_new_string(access_name(access)));
+	r = cr_json_add(o, "path", json_object_new_string(path));
+	r = r ?: cr_json_add(o, "access", json_object_new_string(access_name(access)));
 	if (line)
-		(void)json_object_object_add(o, "line", json_object_new_int64(line));
-	return o;
+		r = r ?: cr_json_add(o, "line", json_object_new_int64(line));
+	return cr_json_whole(o, r);
 }
 
 static json_object *paths_json(const struct cr_profile_resolution *res, bool skipped)
 {
 	json_object *a = json_object_new_array();
 	size_t n = skipped ? res->n_skipped : res->n_rules;
+	int r = a ? 0 : -ENOMEM;
 
-	for (size_t i = 0; a && i < n; i++) {
+	for (size_t i = 0; r == 0 && i < n; i++) {
 		const struct cr_profile_skip *s = &res->skipped[i];
-		const struct cr_path_rule *r = &res->rules[i];
+		const struct cr_path_rule *rule = &res->rules[i];
 
-		(void)json_object_array_add(a, skipped ? path_json(s->path, s->access, s->line)
-						       : path_json(r->path, r->access, res->lines[i]));
+		r = cr_json_append(a, skipped ? path_json(s->path, s->access, s->line)
+					      : path_json(rule->path, rule->access, res->lines[i]));
 	}
-	return a;
-}
-
-static json_object *strings_json(char **v, size_t n)
-{
-	json_object *a = json_object_new_array();
-
-	for (size_t i = 0; a && i < n; i++)
-		(void)json_object_array_add(a, json_object_new_string(v[i]));
-	return a;
+	return cr_json_whole(a, r);
 }
 
 /* {"safe": "allow", ..., "allow": [...], "allow_prefix": [...]} */
 static json_object *commands_json(const struct cr_profile *p)
 {
 	json_object *o = json_object_new_object();
+	int r = 0;
 
-	for (int t = 0; o && t < _CR_RISK_MAX; t++)
-		(void)json_object_object_add(o, cr_risk_tier_to_string(t),
-					     json_object_new_string(cr_command_rule_to_string(p->tier_rule[t])));
-	if (o) {
-		(void)json_object_object_add(o, "allow", strings_json(p->allow_commands,
-								      p->n_allow_commands));
-		(void)json_object_object_add(o, "allow_prefix", strings_json(p->allow_prefixes,
-									     p->n_allow_prefixes));
-	}
-	return o;
+	for (int t = 0; r == 0 && t < _CR_RISK_MAX; t++)
+		r = cr_json_add(o, cr_risk_tier_to_string(t),
+				json_object_new_string(cr_command_rule_to_string(p->tier_rule[t])));
+	r = r ?: cr_json_add(o, "allow", cr_json_strv(p->allow_commands, p->n_allow_commands));
+	r = r ?: cr_json_add(o, "allow_prefix",
+			     cr_json_strv(p->allow_prefixes, p->n_allow_prefixes));
+	return cr_json_whole(o, r);
 }
 
 /* NULL only on allocation failure. */
@@ -432,32 +421,29 @@ static json_object *show_json(const struct cr_profile *p, const char *workspace,
 			      const struct cr_profile_resolution *res)
 {
 	json_object *o = json_object_new_object(), *w = json_object_new_object();
-	json_object *base = cr_capability_to_json(&res->baseline, false);
 	const char *landlock = cr_landlock_mode_to_string(p->landlock);
+	int r;
 
-	if (!o || !w || !base) {
-		json_object_put(o);
+	r = cr_json_add(w, "path", json_object_new_string(workspace));
+	r = r ?: cr_json_add(w, "access", json_object_new_string(p->workspace_ro ? "ro" : "rw"));
+	w = cr_json_whole(w, r);
+	r = cr_json_add(o, "name", json_object_new_string(p->name));
+	r = r ?: cr_json_add(o, "source", json_object_new_string(p->source));
+	r = r ?: cr_json_add(o, "description", json_object_new_string(p->description));
+	if (r < 0)
 		json_object_put(w);
-		json_object_put(base);
-		return NULL;
-	}
-	(void)json_object_object_add(w, "path", json_object_new_string(workspace));
-	(void)json_object_object_add(w, "access", json_object_new_string(p->workspace_ro ? "ro" : "rw"));
-	(void)json_object_object_add(o, "name", json_object_new_string(p->name));
-	(void)json_object_object_add(o, "source", json_object_new_string(p->source));
-	(void)json_object_object_add(o, "description", json_object_new_string(p->description));
-	(void)json_object_object_add(o, "workspace", w);
-	(void)json_object_object_add(o, "paths", paths_json(res, false));
-	(void)json_object_object_add(o, "skipped", paths_json(res, true));
-	(void)json_object_object_add(o, "baseline", base);
-	(void)json_object_object_add(o, "seccomp",
-				     json_object_new_string(cr_seccomp_mode_to_string(p->seccomp)));
-	(void)json_object_object_add(o, "landlock", json_object_new_string(landlock));
-	(void)json_object_object_add(o, "ptrace", json_object_new_string(p->ptrace ? "sandbox" : "no"));
-	(void)json_object_object_add(o, "limits_enforce",
-				     json_object_new_string(p->limits.required ? "required" : "best-effort"));
-	(void)json_object_object_add(o, "commands", commands_json(p));
-	return o;
+	r = r ?: cr_json_add(o, "workspace", w);
+	r = r ?: cr_json_add(o, "paths", paths_json(res, false));
+	r = r ?: cr_json_add(o, "skipped", paths_json(res, true));
+	r = r ?: cr_json_add(o, "baseline", cr_capability_to_json(&res->baseline, false));
+	r = r ?: cr_json_add(o, "seccomp",
+			     json_object_new_string(cr_seccomp_mode_to_string(p->seccomp)));
+	r = r ?: cr_json_add(o, "landlock", json_object_new_string(landlock));
+	r = r ?: cr_json_add(o, "ptrace", json_object_new_string(p->ptrace ? "sandbox" : "no"));
+	r = r ?: cr_json_add(o, "limits_enforce",
+			     json_object_new_string(p->limits.required ? "required" : "best-effort"));
+	r = r ?: cr_json_add(o, "commands", commands_json(p));
+	return cr_json_whole(o, r);
 }
 
 static int show_resolved(const struct cr_profile *p, const struct show_args *a)

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "launcher/base/time-util.h"
 #include "launcher/policy/policy-build.h"
 #include "launcher/policy/anchor.h"
 #include "launcher/policy/cli.h"
@@ -37,14 +38,6 @@ struct run_state {
 	bool have_error;
 	double duration_ms;
 };
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* Wait for the sandbox; on timeout stop it politely, then by force after the grace period. */
 static int supervise(struct run_state *s, const struct cr_policy *p)
@@ -88,13 +81,13 @@ static int execute(struct run_state *s, const struct cr_policy *p)
 		s->error.err = s->error.err ?: -r;
 		return r;
 	}
-	start = now_ms();
+	start = cr_now_ms_f();
 	r = s->drv->spawn(s->run);
 	if (r >= 0)
 		r = supervise(s, p);
 	else if (s->drv->wait(s->run, -1, &s->outcome) == 0)
 		s->have_outcome = true; /* the backend knows more about the failure than -errno */
-	s->duration_ms = now_ms() - start;
+	s->duration_ms = cr_now_ms_f() - start;
 	if (r < 0 && !s->have_outcome) {
 		s->have_error = true;
 		(void)snprintf(s->error.stage, sizeof(s->error.stage), "spawn");

@@ -15,6 +15,7 @@
 #include "session-cmd.h"
 #include "launcher/base/exit-codes.h"
 #include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/session/session.h"
@@ -59,10 +60,10 @@ static int session_json(int store_fd, const char *store, const char *hash, bool 
 		return r;
 	if (asprintf(&ws, "%s/%s", store, hash) < 0)
 		return cr_msg(msg, size, -ENOMEM, "out of memory");
-	r = json_object_object_add(o, "workspace", json_object_new_string(ws));
-	r |= json_object_object_add(o, "grants", json_object_new_int64((int64_t)n));
+	r = cr_json_add(o, "workspace", json_object_new_string(ws));
+	r = r ?: cr_json_add(o, "grants", json_object_new_int64((int64_t)n));
 	if (joined)
-		r |= json_object_object_add(o, "granted", cr_capability_to_json(&grants, true));
+		r = r ?: cr_json_add(o, "granted", cr_capability_to_json(&grants, true));
 	if (r != 0)
 		return cr_msg(msg, size, -ENOMEM, "out of memory");
 	*ret = TAKE_PTR(o);
@@ -117,10 +118,8 @@ static int collect(int store_fd, const char *store, json_object *list, unsigned 
 			(*ret_failed)++;
 			continue;
 		}
-		if (json_object_array_add(list, o) < 0) {
-			json_object_put(o);
+		if (cr_json_append(list, o) < 0)
 			return cr_log_errno(-ENOMEM, "out of memory");
-		}
 	}
 	if (errno != 0)
 		return cr_log_errno(negative_errno(), "cannot list %s: %m", store);

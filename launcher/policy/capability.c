@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "launcher/base/json-util.h"
 #include "capability.h"
 #include "host-pattern.h"
 #include "launcher/base/log.h"
@@ -259,27 +260,6 @@ void cr_capability_done(struct cr_capability *c)
 
 /* --- JSON ---------------------------------------------------------------------------------- */
 
-static int put(json_object *o, const char *key, json_object *v)
-{
-	if (!v || json_object_object_add(o, key, v) < 0) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-static json_object *strv_to_json(char *const *v, size_t n)
-{
-	json_object *a = json_object_new_array();
-
-	for (size_t i = 0; a && i < n; i++)
-		if (json_object_array_add(a, json_object_new_string(v[i])) < 0) {
-			json_object_put(a);
-			return NULL;
-		}
-	return a;
-}
-
 static json_object *limit_to_json(enum cr_limit l, uint64_t v)
 {
 	if (v == CR_LIMIT_INFINITY)
@@ -298,12 +278,12 @@ static int limits_to_json(json_object *o, const struct cr_capability *c, bool as
 		return -ENOMEM;
 	for (int l = 0; l < _CR_LIMIT_MAX && r >= 0; l++)
 		if (c->limit[l] != CR_LIMIT_UNSET)
-			r = put(limits, cr_limit_to_string(l), limit_to_json(l, c->limit[l]));
+			r = cr_json_add(limits, cr_limit_to_string(l), limit_to_json(l, c->limit[l]));
 	if (r < 0 || (as_request && json_object_object_length(limits) == 0)) {
 		json_object_put(limits);
 		return r;
 	}
-	return put(o, "limits", limits);
+	return cr_json_add(o, "limits", limits);
 }
 
 static int unconfined_to_json(json_object *o, const struct cr_capability *c, bool as_request)
@@ -315,11 +295,11 @@ static int unconfined_to_json(json_object *o, const struct cr_capability *c, boo
 	a = json_object_new_array();
 	for (size_t i = 0; a && i < ELEMENTSOF(unconfined_names); i++)
 		if ((c->unconfined & (1u << i)) &&
-		    json_object_array_add(a, json_object_new_string(unconfined_names[i])) < 0) {
+		    cr_json_append(a, json_object_new_string(unconfined_names[i])) < 0) {
 			json_object_put(a);
 			return -ENOMEM;
 		}
-	return put(o, "unconfined", a);
+	return cr_json_add(o, "unconfined", a);
 }
 
 static json_object *timeout_to_json(uint64_t ms)
@@ -333,19 +313,19 @@ json_object *cr_capability_to_json(const struct cr_capability *c, bool as_reques
 	int r = o ? 0 : -ENOMEM;
 
 	if (r >= 0 && (c->n_fs_read || !as_request))
-		r = put(o, "fs_read", strv_to_json(c->fs_read, c->n_fs_read));
+		r = cr_json_add(o, "fs_read", cr_json_strv(c->fs_read, c->n_fs_read));
 	if (r >= 0 && (c->n_fs_write || !as_request))
-		r = put(o, "fs_write", strv_to_json(c->fs_write, c->n_fs_write));
+		r = cr_json_add(o, "fs_write", cr_json_strv(c->fs_write, c->n_fs_write));
 	if (r >= 0 && (c->net != CR_NETCAP_NONE || !as_request))
-		r = put(o, "network", json_object_new_string(cr_net_cap_to_string(c->net)));
+		r = cr_json_add(o, "network", json_object_new_string(cr_net_cap_to_string(c->net)));
 	if (r >= 0 && c->net == CR_NETCAP_HOSTS)
-		r = put(o, "allow_hosts", strv_to_json(c->hosts, c->n_hosts));
+		r = cr_json_add(o, "allow_hosts", cr_json_strv(c->hosts, c->n_hosts));
 	if (r >= 0 && (c->spawn || !as_request))
-		r = put(o, "spawn", json_object_new_boolean(c->spawn));
+		r = cr_json_add(o, "spawn", json_object_new_boolean(c->spawn));
 	if (r >= 0)
 		r = limits_to_json(o, c, as_request);
 	if (r >= 0 && (c->timeout_ms || !as_request))
-		r = put(o, "timeout_ms", timeout_to_json(c->timeout_ms));
+		r = cr_json_add(o, "timeout_ms", timeout_to_json(c->timeout_ms));
 	if (r >= 0)
 		r = unconfined_to_json(o, c, as_request);
 	if (r < 0) {

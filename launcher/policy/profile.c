@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Profiles: parsing and finding them. Parsed with inih, the only launcher file that calls it.
+/* Profiles: parsing and finding them. Read with launcher/base/ini.c, corral's one INI reader.
  *
  *   # a comment: a line starting with '#' or ';'
  *   [profile]
@@ -45,17 +45,13 @@
  * refused, since inih would read it as a continuation of the key above. Every section, key and
  * value is checked, and an error is "SOURCE:LINE: reason": an unknown section or key, a key before
  * any section, an empty or bad value, a key other than read, write, ..., allow_host given twice,
- * a NUL byte, a control character other than tab, a line longer than CR_PROFILE_MAX_LINE bytes
- * (refused here, before inih would cut it). Paths must be absolute after expansion, where only a
+ * a NUL byte, a control character other than tab, a line longer than CR_INI_MAX_LINE bytes
+ * (refused rather than cut). Paths must be absolute after expansion, where only a
  * leading "~" or "~/" (the home directory) and a leading "${WORKSPACE}" (kept for
  * cr_profile_resolve()) expand; any other '$' or '~' is refused rather than kept literally.
- *
- * inih calls the handler without line numbers, so the text is fed to ini_parse_stream() by a
- * reader that counts lines and checks each raw line before inih sees it (the pre-scan). Any
- * non-zero return of ini_parse_stream() is an error. */
+ * The line-level rules (base/ini.h) are those of every INI file corral reads. */
 #include <ctype.h>
 #include <errno.h>
-#include <ini.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +60,7 @@
 
 #include "request.h"
 #include "launcher/base/parse-util.h"
+#include "launcher/base/ini.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/path-util.h"
@@ -92,134 +89,14 @@ struct key {
 enum { LIST_READ, LIST_WRITE, LIST_HIDE };
 
 struct parse {
-	const char *pos, *end; /* what the reader has not given inih yet */
-	const char *cur;       /* the current line, raw */
-	unsigned line;
-	const char *source;
+	struct cr_ini ini; /* the reader: the source, the line, the first error */
 	const struct cr_profile_dirs *dirs;
 	struct cr_profile *prof;
-	unsigned *seen;	   /* per key of keys[], then per limit: the line it was first given on */
-	unsigned err_line; /* the first error found by us; 0 if none */
-	int err;	   /* its code: -EINVAL or -ENOMEM */
-	char *msg;
-	size_t msg_size;
+	unsigned *seen; /* per key of keys[], then per limit: the line it was first given on */
 };
 
-static int fail_at(struct parse *p, unsigned line, int err, const char *fmt, ...) _printf_(4, 5);
-static int fail_at(struct parse *p, unsigned line, int err, const char *fmt, ...)
-{
-	char reason[512];
-	va_list ap;
-
-	if (p->err_line)
-		return 0;
-	va_start(ap, fmt);
-	(void)vsnprintf(reason, sizeof(reason), fmt, ap);
-	va_end(ap);
-	p->err_line = line;
-	p->err = err;
-	(void)snprintf(p->msg, p->msg_size, "%s:%u: %s", p->source, line, reason);
-	return 0; /* inih: an error on this line */
-}
-
-#define fail(p, ...) fail_at((p), (p)->line, -EINVAL, __VA_ARGS__)
-#define fail_oom(p)  fail_at((p), (p)->line, -ENOMEM, "out of memory")
-
-/* Blanks at the start of the @len bytes at @s, which need not be NUL-terminated. */
-static size_t span_blank(const char *s, size_t len)
-{
-	size_t i = 0;
-
-	while (i < len && (s[i] == ' ' || s[i] == '\t'))
-		i++;
-	return i;
-}
-
-/* A section line: "[NAME]", then nothing but blanks or a comment. inih ignores what follows the
- * ']' and never tells the handler about a section without keys, so it is checked here. */
-static void check_section_line(struct parse *p, const char *s, size_t len)
-{
-	const char *close = memchr(s, ']', len);
-	size_t n, end;
-
-	if (!close) {
-		(void)fail(p, "a section line needs its ']'");
-		return;
-	}
-	n = (size_t)(close - s - 1);
-	end = (size_t)(close + 1 - s);
-	end += span_blank(s + end, len - end);
-	if (end < len && !strchr(";#", s[end])) {
-		(void)fail(p, "unexpected text after the section's ']'");
-		return;
-	}
-	for (size_t i = 0; section_names[i]; i++)
-		if (strlen(section_names[i]) == n && strncmp(s + 1, section_names[i], n) == 0)
-			return;
-	(void)fail(p,
-		   "unknown section [%.*s] (expected [profile], [filesystem], [network], [process], [limits], [security] or [commands])",
-		   (int)n, s + 1);
-}
-
-/* The pre-scan of one raw line (without its "\n" and a "\r" before it). Returns false when inih
- * must not see the line. */
-static bool check_line(struct parse *p, const char *s, size_t len)
-{
-	size_t blank = span_blank(s, len);
-
-	if (memchr(s, '\0', len))
-		return fail(p, "line %u holds a NUL byte", p->line), false;
-	if (len > CR_PROFILE_MAX_LINE)
-		return fail(p, "line %u is longer than %d bytes", p->line, CR_PROFILE_MAX_LINE),
-		       false;
-	for (size_t i = 0; i < len; i++)
-		if (((unsigned char)s[i] < 0x20 && s[i] != '\t') || s[i] == 0x7f)
-			return fail(p, "line %u holds control character 0x%02x", p->line,
-				    (unsigned char)s[i]),
-			       false;
-	if (blank == len || strchr(";#", s[blank]))
-		return true; /* blank, or a comment */
-	if (blank > 0)
-		return fail(p,
-			    "the line is indented: inih would read it as the continuation of the key above; remove the indentation"),
-		       false;
-	if (s[0] == '[')
-		check_section_line(p, s, len);
-	return true;
-}
-
-/* fgets() over the text in memory, counting lines and checking each before inih sees it. A bad
- * line reaches inih empty. */
-static char *reader(char *buf, int size, void *userdata)
-{
-	struct parse *p = userdata;
-	const char *s = p->pos, *nl;
-	size_t len;
-
-	if (p->pos >= p->end)
-		return NULL;
-	nl = memchr(s, '\n', (size_t)(p->end - s));
-	len = (size_t)((nl ? nl : p->end) - s);
-	p->pos = nl ? nl + 1 : p->end;
-	p->line++;
-	if (len > 0 && s[len - 1] == '\r')
-		len--;
-	if (p->line == 1 && len >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0) {
-		s += 3; /* a UTF-8 byte order mark, which inih also skips */
-		len -= 3;
-	}
-	p->cur = s;
-	if (!check_line(p, s, len)) {
-		len = 0;
-	} else if (size < 1 || len > (size_t)size - 1) {
-		/* inih's buffer, should the library ever be built with a smaller one */
-		(void)fail(p, "line %u is longer than %d bytes", p->line, size > 0 ? size - 1 : 0);
-		len = 0;
-	}
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	return buf;
-}
+#define fail(p, ...) cr_ini_fail(&(p)->ini, __VA_ARGS__)
+#define fail_oom(p)  cr_ini_fail_oom(&(p)->ini)
 
 static int parse_description(struct parse *p, const struct key *k, const char *value)
 {
@@ -311,7 +188,7 @@ static int parse_path(struct parse *p, const struct key *k, const char *value)
 	*list = a;
 	a[(*n)++] = (struct cr_profile_path){
 		.path = path,
-		.line = p->line,
+		.line = p->ini.line,
 		.optional = strstr(k->name, "_if_exists") != NULL,
 	};
 	return 1;
@@ -574,28 +451,12 @@ static int find_key(const char *section, const char *name)
 	return -1;
 }
 
-static bool section_is_known(const char *section)
+/* A KEY = VALUE of a known section (cr_ini_parse() checked the rest of the line). */
+static int on_key(struct cr_ini *ini, const char *section, const char *name, const char *value)
 {
-	for (size_t i = 0; section_names[i]; i++)
-		if (strcmp(section, section_names[i]) == 0)
-			return true;
-	return false;
-}
-
-static int handler(void *userdata, const char *section, const char *name, const char *value)
-{
-	struct parse *p = userdata;
-	size_t n = strlen(name);
+	struct parse *p = ini->userdata;
 	int i;
 
-	if (!section[0])
-		return fail(p, "'%s' comes before any section (expected [profile], [filesystem], ...)",
-			    name);
-	if (!section_is_known(section))
-		return fail(p, "unknown section [%s]", section);
-	/* inih also takes "KEY: VALUE"; the format is "KEY = VALUE" only. */
-	if (n == 0 || strncmp(p->cur, name, n) != 0 || p->cur[n + strspn(p->cur + n, " \t")] != '=')
-		return fail(p, "expected KEY = VALUE");
 	i = find_key(section, name);
 	if (i < 0)
 		return fail(p, "unknown key '%s' in [%s] (expected %s)", name, section,
@@ -603,7 +464,7 @@ static int handler(void *userdata, const char *section, const char *name, const 
 	if (p->seen[i] && (i >= (int)ELEMENTSOF(keys) || !keys[i].repeatable))
 		return fail(p, "'%s' is given twice; first on line %u", name, p->seen[i]);
 	if (!p->seen[i])
-		p->seen[i] = p->line;
+		p->seen[i] = p->ini.line;
 	if (!value[0])
 		return fail(p, "'%s' has an empty value", name);
 	if (i >= (int)ELEMENTSOF(keys))
@@ -618,14 +479,14 @@ static void check_network(struct parse *p)
 
 	if (host_line && p->prof->net != CR_NETCAP_HOSTS) {
 		if (mode_line)
-			(void)fail_at(p, host_line, -EINVAL,
+			(void)cr_ini_fail_at(&p->ini, host_line, -EINVAL,
 				      "allow_host needs mode = allow_hosts, and line %u says mode = %s",
 				      mode_line, cr_net_cap_to_string(p->prof->net));
 		else
-			(void)fail_at(p, host_line, -EINVAL,
+			(void)cr_ini_fail_at(&p->ini, host_line, -EINVAL,
 				      "allow_host needs mode = allow_hosts in [network]");
 	} else if (p->prof->net == CR_NETCAP_HOSTS && p->prof->n_hosts == 0) {
-		(void)fail_at(p, mode_line, -EINVAL,
+		(void)cr_ini_fail_at(&p->ini, mode_line, -EINVAL,
 			      "mode = allow_hosts needs at least one allow_host = PATTERN");
 	}
 }
@@ -646,29 +507,6 @@ static void profile_init(struct cr_profile *prof)
 	};
 }
 
-/* Run inih over the text; 0 or -errno with the message set. */
-static int run_inih(struct parse *p)
-{
-	int r = ini_parse_stream(reader, p, handler, p);
-
-	if (p->err_line && (r == 0 || r >= (int)p->err_line))
-		return p->err; /* ours comes first */
-	if (r > 0) {
-		(void)snprintf(p->msg, p->msg_size,
-			       "%s:%d: syntax error (expected [SECTION], KEY = VALUE or a comment)",
-			       p->source, r);
-		return -EINVAL;
-	}
-	if (r < 0) {
-		cr_debug("ini_parse_stream() returned %d", r);
-		(void)snprintf(p->msg, p->msg_size, "%s: cannot be parsed: %s", p->source,
-			       r == -2 ? "out of memory" : "inih failed");
-		return r == -2 ? -ENOMEM : -EIO;
-	}
-	check_network(p);
-	return p->err_line ? p->err : 0;
-}
-
 int cr_profile_parse(const char *text, size_t size, const char *name, const char *source,
 		     const struct cr_profile_dirs *dirs, struct cr_profile *ret, char *msg,
 		     size_t msg_size)
@@ -676,8 +514,8 @@ int cr_profile_parse(const char *text, size_t size, const char *name, const char
 	_cleanup_free_ unsigned *seen = calloc(N_SEEN, sizeof(unsigned));
 	struct cr_profile prof;
 	struct parse p = {
-		.pos = text, .end = text + size, .source = source, .dirs = dirs,
-		.prof = &prof, .seen = seen, .msg = msg, .msg_size = msg_size,
+		.ini = { .source = source, .sections = section_names, .on_key = on_key },
+		.dirs = dirs, .prof = &prof, .seen = seen,
 	};
 	int r;
 
@@ -690,7 +528,12 @@ int cr_profile_parse(const char *text, size_t size, const char *name, const char
 		(void)snprintf(msg, msg_size, "out of memory");
 		return -ENOMEM;
 	}
-	r = run_inih(&p);
+	p.ini.userdata = &p;
+	r = cr_ini_parse(&p.ini, text, size, msg, msg_size);
+	if (r == 0) {
+		check_network(&p);
+		r = p.ini.err_line ? p.ini.err : 0;
+	}
 	if (r < 0) {
 		cr_profile_done(&prof);
 		return r;

@@ -17,9 +17,6 @@
 #include "launcher/risk/risk.h"
 
 #define CR_DEFAULT_PROFILE "workspace"
-/* The longest line of a profile: inih's line buffer (INI_MAX_LINE, 200 in Debian's libinih 55)
- * less "\r\n\0". A longer line is refused rather than cut. */
-#define CR_PROFILE_MAX_LINE 197
 /* What `corral serve` does with a command ([commands] in a profile): run it, ask the user, or
  * refuse it. */
 enum cr_command_rule {

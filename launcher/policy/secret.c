@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "launcher/base/json-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "secret.h"
@@ -296,17 +297,14 @@ int cr_secrets_read(const struct cr_run_options *o, struct cr_secret **ret, size
 json_object *cr_secrets_json(const struct cr_secret *s, size_t n)
 {
 	json_object *a = json_object_new_array();
+	int r = a ? 0 : -ENOMEM;
 
-	for (size_t i = 0; a && i < n; i++) {
+	for (size_t i = 0; r == 0 && i < n; i++) {
 		char path[300];
 
 		(void)snprintf(path, sizeof(path), "%s/%s", CR_SECRETS_DIR, s[i].name);
-		if (json_object_array_add(a, json_object_new_string(s[i].kind == CR_SECRET_FILE
-									     ? path
-									     : s[i].name)) < 0) {
-			json_object_put(a);
-			return NULL;
-		}
+		r = cr_json_append(a, json_object_new_string(s[i].kind == CR_SECRET_FILE ? path
+											  : s[i].name));
 	}
-	return a;
+	return cr_json_whole(a, r);
 }

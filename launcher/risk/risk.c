@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "launcher/base/json-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "risk-internal.h"
@@ -311,36 +312,16 @@ int cr_risk_argv(char *const *argv, const char *workspace, struct cr_risk *ret)
 	return ctx_finish(&c, ret);
 }
 
-static json_object *strv_json(char **v, size_t n)
-{
-	json_object *a = json_object_new_array();
-
-	for (size_t i = 0; a && i < n; i++)
-		if (json_object_array_add(a, json_object_new_string(v[i])) < 0) {
-			json_object_put(a);
-			return NULL;
-		}
-	return a;
-}
-
 json_object *cr_risk_to_json(const struct cr_risk *r)
 {
 	json_object *o = json_object_new_object();
-	json_object *tier = json_object_new_string(cr_risk_tier_to_string(r->tier) ?: "unknown");
-	json_object *reasons = strv_json(r->reasons, r->n_reasons);
-	json_object *commands = strv_json(r->commands, r->n_commands);
+	int e;
 
-	if (!o || !tier || !reasons || !commands) {
-		json_object_put(o);
-		json_object_put(tier);
-		json_object_put(reasons);
-		json_object_put(commands);
-		return NULL;
-	}
-	(void)json_object_object_add(o, "tier", tier);
-	(void)json_object_object_add(o, "reasons", reasons);
-	(void)json_object_object_add(o, "commands", commands);
-	return o;
+	e = cr_json_add(o, "tier",
+			json_object_new_string(cr_risk_tier_to_string(r->tier) ?: "unknown"));
+	e = e ?: cr_json_add(o, "reasons", cr_json_strv(r->reasons, r->n_reasons));
+	e = e ?: cr_json_add(o, "commands", cr_json_strv(r->commands, r->n_commands));
+	return cr_json_whole(o, e);
 }
 
 void cr_risk_done(struct cr_risk *r)

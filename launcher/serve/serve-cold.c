@@ -17,8 +17,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "launcher/base/time-util.h"
 #include "launcher/policy/policy-build.h"
 #include "launcher/policy/cli.h"
+#include "launcher/base/fd-util.h"
 #include "launcher/base/json-text.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
@@ -195,30 +197,13 @@ static void cold_run(struct serve *sv, const struct cr_policy *p, struct cold_re
 	run = drv->run_free(run);
 }
 
-/* Close every descriptor but @keep (sorted, all above 2). */
-static void close_others(const int *keep, size_t n)
-{
-	unsigned lo = 3;
-
-	for (size_t i = 0; i < n; i++) {
-		if ((unsigned)keep[i] > lo)
-			(void)syscall(SYS_close_range, lo, (unsigned)keep[i] - 1, 0);
-		lo = (unsigned)keep[i] + 1;
-	}
-	(void)syscall(SYS_close_range, lo, ~0u, 0);
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-	return *(const int *)a - *(const int *)b;
-}
-
 static _Noreturn void helper_main(struct serve *sv, struct cr_policy *p, int result_fd,
 				  pid_t server)
 {
 	int keep[4] = {p->stdio[0], p->stdio[1], p->stdio[2], result_fd};
 	struct cold_result res = {};
 	sigset_t none;
+	int r;
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != server)
 		_exit(1);
@@ -237,8 +222,15 @@ static _Noreturn void helper_main(struct serve *sv, struct cr_policy *p, int res
 		if (keep[0] != i && keep[1] != i && keep[2] != i && keep[3] != i &&
 		    dup2(sv->devnull_fd, i) < 0)
 			_exit(1);
-	qsort(keep, ELEMENTSOF(keep), sizeof(int), cmp_int);
-	close_others(keep, ELEMENTSOF(keep));
+	/* The server's descriptors (its listening socket, other clients, the ledger) must not
+	 * reach the command: if they cannot all be closed, nothing runs. */
+	r = cr_close_all_except(3, keep, ELEMENTSOF(keep));
+	if (r < 0) {
+		(void)snprintf(res.error.message, sizeof(res.error.message),
+			       "cannot close the server's descriptors: %s", strerror(-r));
+		(void)!write(result_fd, &res, sizeof(res));
+		_exit(1);
+	}
 	cold_run(sv, p, &res, result_fd);
 	_exit(0);
 }
@@ -299,7 +291,7 @@ void serve_cold_result(struct serve_exec *x)
 	(void)waitpid(x->helper, NULL, 0);
 	x->helper = 0;
 	x->ended = true;
-	x->end_ms = serve_now_ms();
+	x->end_ms = cr_now_ms_f();
 	x->timed_out = n == sizeof(res) && res.timed_out;
 	if (n != sizeof(res) || !res.have_outcome || res.outcome.kind == CR_OUTCOME_SETUP_FAILED) {
 		x->cold_failed = true;

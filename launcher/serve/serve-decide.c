@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "launcher/session/audit.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "serve-internal.h"
@@ -222,13 +223,13 @@ static int approval_append(struct serve *sv, const struct serve_exec *x)
 	}
 	cr_audit_now(now);
 	o = json_object_new_object();
-	if (!o)
-		return -ENOMEM;
-	(void)json_object_object_add(o, "time", json_object_new_string(now));
-	(void)json_object_object_add(o, "profile",
-				     json_object_new_string(x->session->profile.name));
-	(void)json_object_object_add(o, "command", json_object_new_string(x->command_line));
-	r = cr_audit_append(fd, o, msg, sizeof(msg));
+	r = cr_json_add(o, "time", json_object_new_string(now));
+	r = r ?: cr_json_add(o, "profile", json_object_new_string(x->session->profile.name));
+	r = r ?: cr_json_add(o, "command", json_object_new_string(x->command_line));
+	if (r < 0)
+		(void)snprintf(msg, sizeof(msg), "out of memory writing the approval");
+	else
+		r = cr_audit_append(fd, o, msg, sizeof(msg));
 	json_object_put(o);
 	if (r < 0)
 		cr_log_error("serve: %s", msg);
@@ -255,74 +256,74 @@ int serve_approval_store(struct serve *sv, struct serve_exec *x, enum cr_serve_s
 	return approval_append(sv, x);
 }
 
-static json_object *strv_json(char *const *v, size_t n)
+int serve_decision_json(const struct serve_exec *x, json_object *o)
 {
-	json_object *a = json_object_new_array();
+	int r;
 
-	for (size_t i = 0; a && i < n; i++)
-		(void)json_object_array_add(a, json_object_new_string(v[i]));
-	return a;
+	r = cr_json_add(o, "tier",
+			json_object_new_string(cr_risk_tier_to_string(x->risk.tier) ?: "unknown"));
+	r = r ?: cr_json_add(o, "reasons", cr_json_strv(x->risk.reasons, x->risk.n_reasons));
+	r = r ?: cr_json_add(o, "rule", json_object_new_string(rule_names[x->rule]));
+	r = r ?: cr_json_add_str(o, "approval", x->approval);
+	return r;
 }
 
-void serve_decision_json(const struct serve_exec *x, json_object *o)
+/* The ledger line of @x, whole, in *@ret; -ENOMEM if any part of it cannot be made. */
+static int audit_entry(const struct serve_exec *x, const char *decision, json_object *result,
+		       json_object **ret)
 {
-	(void)json_object_object_add(
-		o, "tier",
-		json_object_new_string(cr_risk_tier_to_string(x->risk.tier) ?: "unknown"));
-	(void)json_object_object_add(o, "reasons", strv_json(x->risk.reasons, x->risk.n_reasons));
-	(void)json_object_object_add(o, "rule", json_object_new_string(rule_names[x->rule]));
-	(void)json_object_object_add(o, "approval",
-				     x->approval ? json_object_new_string(x->approval) : NULL);
-}
+	static const char *const from_result[] = {"exit_code", "signal", "timed_out", "oom_killed",
+						  "duration_ms"};
+	json_object *e = json_object_new_object();
+	char hash[65];
+	int r;
 
-static void copy_key(json_object *to, json_object *from, const char *key)
-{
-	json_object *v = NULL;
-
-	if (from && json_object_object_get_ex(from, key, &v))
-		(void)json_object_object_add(to, key, json_object_get(v));
+	cr_audit_argv_hash(x->argv, hash);
+	r = cr_json_add(e, "time", cr_audit_time());
+	r = r ?: cr_json_add(e, "corral_version", json_object_new_string(CR_VERSION));
+	r = r ?: cr_json_add(e, "pid", json_object_new_int(getpid()));
+	r = r ?: cr_json_add(e, "via", json_object_new_string("serve"));
+	r = r ?: cr_json_add(e, "session", json_object_new_string(x->session->id));
+	r = r ?: cr_json_add(e, "profile", json_object_new_string(x->session->profile.name));
+	r = r ?: cr_json_add(e, "argv0", json_object_new_string(x->argv[0]));
+	r = r ?: cr_json_add(e, "argv_sha256", json_object_new_string(hash));
+	r = r ?: cr_json_add(e, "decision", json_object_new_string(decision));
+	r = r ?: cr_json_add_str(e, "request_id", x->request_id[0] ? x->request_id : NULL);
+	r = r ?: cr_json_add_str(e, "approval_scope", x->approval);
+	if (x->has_caps)
+		r = r ?: cr_json_add(e, "requested", cr_capability_to_json(&x->caps, true));
+	else
+		r = r ?: cr_json_add_null(e, "requested");
+	if (x->needs_grant)
+		r = r ?: cr_json_add(e, "granted", cr_capability_to_json(&x->excess, true));
+	else
+		r = r ?: cr_json_add_null(e, "granted");
+	r = r ?: cr_json_add(e, "sandbox", json_object_new_string(x->cold ? "one-off" : "warm"));
+	r = r ?: serve_decision_json(x, e);
+	if (r == 0)
+		json_object_object_del(e, "approval"); /* "approval_scope" in the ledger */
+	r = r ?: cr_json_add(e, "outcome", json_object_new_string(result ? "ran" : decision));
+	for (size_t i = 0; r == 0 && i < ELEMENTSOF(from_result); i++)
+		r = cr_json_copy(e, result, from_result[i]);
+	if (r < 0) {
+		json_object_put(e);
+		return r;
+	}
+	*ret = e;
+	return 0;
 }
 
 void serve_audit(struct serve *sv, const struct serve_exec *x, const char *decision,
 		 json_object *result)
 {
-	static const char *const from_result[] = {"exit_code", "signal", "timed_out", "oom_killed",
-						  "duration_ms"};
 	json_object *e;
-	char hash[65], msg[512];
+	char msg[512];
 
 	if (sv->audit_fd < 0)
 		return;
-	e = json_object_new_object();
-	if (!e)
+	/* An entry that cannot be made whole is not written in part. */
+	if (audit_entry(x, decision, result, &e) < 0)
 		return cr_log_error("serve: out of memory writing the ledger");
-	cr_audit_argv_hash(x->argv, hash);
-	(void)json_object_object_add(e, "time", cr_audit_time());
-	(void)json_object_object_add(e, "corral_version", json_object_new_string(CR_VERSION));
-	(void)json_object_object_add(e, "pid", json_object_new_int(getpid()));
-	(void)json_object_object_add(e, "via", json_object_new_string("serve"));
-	(void)json_object_object_add(e, "session", json_object_new_string(x->session->id));
-	(void)json_object_object_add(e, "profile",
-				     json_object_new_string(x->session->profile.name));
-	(void)json_object_object_add(e, "argv0", json_object_new_string(x->argv[0]));
-	(void)json_object_object_add(e, "argv_sha256", json_object_new_string(hash));
-	(void)json_object_object_add(e, "decision", json_object_new_string(decision));
-	(void)json_object_object_add(
-		e, "request_id", x->request_id[0] ? json_object_new_string(x->request_id) : NULL);
-	(void)json_object_object_add(e, "approval_scope",
-				     x->approval ? json_object_new_string(x->approval) : NULL);
-	(void)json_object_object_add(e, "requested",
-				     x->has_caps ? cr_capability_to_json(&x->caps, true) : NULL);
-	(void)json_object_object_add(
-		e, "granted", x->needs_grant ? cr_capability_to_json(&x->excess, true) : NULL);
-	(void)json_object_object_add(e, "sandbox",
-				     json_object_new_string(x->cold ? "one-off" : "warm"));
-	serve_decision_json(x, e);
-	json_object_object_del(e, "approval"); /* "approval_scope" in the ledger */
-	(void)json_object_object_add(e, "outcome",
-				     json_object_new_string(result ? "ran" : decision));
-	for (size_t i = 0; i < ELEMENTSOF(from_result); i++)
-		copy_key(e, result, from_result[i]);
 	if (cr_audit_append(sv->audit_fd, e, msg, sizeof(msg)) < 0)
 		cr_log_error("serve: %s", msg);
 	json_object_put(e);

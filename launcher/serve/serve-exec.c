@@ -14,8 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "launcher/base/json-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
+#include "launcher/base/time-util.h"
 #include "serve-internal.h"
 #include "launcher/status.h"
 
@@ -96,7 +98,7 @@ void serve_exec_event(struct serve *sv, struct serve_exec *x, int fd, short reve
 			uint64_t oom, pids;
 
 			x->ended = true;
-			x->end_ms = serve_now_ms();
+			x->end_ms = cr_now_ms_f();
 			/* The session's sandbox is the one the exec started in: a lost sandbox fails
 			 * its running execs before it is replaced. Execs of one session that overlap
 			 * share its counters: an event while they overlap is reported by each. */
@@ -134,25 +136,25 @@ static size_t utf8_trim(const char *s, size_t len)
 	return len;
 }
 
-/* "stdout": text when it is UTF-8, else "stdout_base64". */
-static void add_output(json_object *o, const char *name, const struct serve_output *out)
+/* "stdout": text when it is UTF-8, else "stdout_base64". 0 or -ENOMEM. */
+static int add_output(json_object *o, const char *name, const struct serve_output *out)
 {
 	char key[32];
 	size_t len = out->len;
+	int r;
 
 	if (out->truncated)
 		len = utf8_trim(out->buf, len);
 	if (cr_serve_utf8_valid(out->buf ?: "", len)) {
-		(void)json_object_object_add(o, name,
-					     json_object_new_string_len(out->buf ?: "", (int)len));
+		r = cr_json_add(o, name, json_object_new_string_len(out->buf ?: "", (int)len));
 	} else {
 		_cleanup_free_ char *b = cr_serve_base64_encode(out->buf, out->len);
 
 		(void)snprintf(key, sizeof(key), "%s_base64", name);
-		(void)json_object_object_add(o, key, b ? json_object_new_string(b) : NULL);
+		r = b ? cr_json_add(o, key, json_object_new_string(b)) : -ENOMEM;
 	}
 	(void)snprintf(key, sizeof(key), "%s_truncated", name);
-	(void)json_object_object_add(o, key, json_object_new_boolean(out->truncated));
+	return r ?: cr_json_add(o, key, json_object_new_boolean(out->truncated));
 }
 
 static json_object *exec_result(struct serve *sv, struct serve_exec *x)
@@ -163,32 +165,37 @@ static json_object *exec_result(struct serve *sv, struct serve_exec *x)
 	bool sig = x->res.kind == CR_OUTCOME_SIGNALED;
 	const char *name = sig ? cr_signal_name(x->res.status) : NULL;
 	double ms = x->end_ms - x->start_ms;
+	json_object *enforced = x->cold ? x->enforced : x->session->enforced;
 	char text[32];
+	int r;
 
-	if (!o)
-		return NULL;
 	oc.error.err = x->res.err;
-	(void)json_object_object_add(o, "session", json_object_new_string(x->session->id));
-	(void)json_object_object_add(o, "exit_code",
-				     json_object_new_int(cr_exit_code(&oc, x->timed_out)));
-	(void)json_object_object_add(o, "signal", sig ? json_object_new_int(x->res.status) : NULL);
-	(void)json_object_object_add(o, "signal_name", name ? json_object_new_string(name) : NULL);
-	(void)json_object_object_add(o, "timed_out", json_object_new_boolean(x->timed_out));
-	(void)json_object_object_add(o, "oom_killed", json_object_new_boolean(x->res.oom_killed));
-	(void)json_object_object_add(o, "pids_limit_hit",
-				     json_object_new_boolean(x->res.pids_limit_hit));
-	if (x->res.kind == CR_OUTCOME_EXEC_FAILED)
-		(void)json_object_object_add(o, "exec_error",
-					     json_object_new_string(strerror(x->res.err)));
 	(void)snprintf(text, sizeof(text), "%.3f", ms);
-	(void)json_object_object_add(o, "duration_ms", json_object_new_double_s(ms, text));
-	add_output(o, "stdout", &x->out[0]);
-	add_output(o, "stderr", &x->out[1]);
-	(void)json_object_object_add(o, "enforced",
-				     json_object_get(x->cold ? x->enforced : x->session->enforced));
-	(void)json_object_object_add(o, "sandbox",
-				     json_object_new_string(x->cold ? "one-off" : "warm"));
-	serve_decision_json(x, o);
+	r = cr_json_add(o, "session", json_object_new_string(x->session->id));
+	r = r ?: cr_json_add(o, "exit_code", json_object_new_int(cr_exit_code(&oc, x->timed_out)));
+	if (sig)
+		r = r ?: cr_json_add(o, "signal", json_object_new_int(x->res.status));
+	else
+		r = r ?: cr_json_add_null(o, "signal");
+	r = r ?: cr_json_add_str(o, "signal_name", name);
+	r = r ?: cr_json_add(o, "timed_out", json_object_new_boolean(x->timed_out));
+	r = r ?: cr_json_add(o, "oom_killed", json_object_new_boolean(x->res.oom_killed));
+	r = r ?: cr_json_add(o, "pids_limit_hit", json_object_new_boolean(x->res.pids_limit_hit));
+	if (x->res.kind == CR_OUTCOME_EXEC_FAILED)
+		r = r ?: cr_json_add(o, "exec_error", json_object_new_string(strerror(x->res.err)));
+	r = r ?: cr_json_add(o, "duration_ms", json_object_new_double_s(ms, text));
+	r = r ?: add_output(o, "stdout", &x->out[0]);
+	r = r ?: add_output(o, "stderr", &x->out[1]);
+	if (enforced)
+		r = r ?: cr_json_add(o, "enforced", json_object_get(enforced));
+	else
+		r = r ?: cr_json_add_null(o, "enforced");
+	r = r ?: cr_json_add(o, "sandbox", json_object_new_string(x->cold ? "one-off" : "warm"));
+	r = r ?: serve_decision_json(x, o);
+	if (r < 0) {
+		json_object_put(o);
+		return NULL;
+	}
 	return o;
 }
 
@@ -203,6 +210,12 @@ static void exec_done(struct serve *sv, struct serve_exec *x)
 		return serve_exec_free(sv, x);
 	}
 	o = exec_result(sv, x);
+	if (!o) {
+		serve_send_error(sv, x->client, x->id, "internal",
+				 "out of memory building the result of the request");
+		serve_audit(sv, x, "error", NULL);
+		return serve_exec_free(sv, x);
+	}
 	/* The answer first, the ledger line right after: off the client's wait. */
 	serve_send(sv, x->client, json_object_get(o));
 	serve_audit(sv, x, x->approval ? "approved" : "allowed", o);
@@ -220,7 +233,7 @@ static double earliest(double a, double b)
 /* Timeouts and grace periods; returns the poll timeout. */
 int serve_execs_tick(struct serve *sv)
 {
-	double now = serve_now_ms(), next = -1;
+	double now = cr_now_ms_f(), next = -1;
 
 	for (struct serve_exec *x = sv->execs, *nx; x; x = nx) {
 		nx = x->next;

@@ -247,8 +247,6 @@ struct serve_session {
 	struct json_object *enforced; /* the warm sandbox's report, in short, for exec results */
 };
 
-double serve_now_ms(void);
-
 /* Queue @o (consumed) as one line to client @client (gone: dropped). */
 void serve_send(struct serve *sv, uint64_t client, struct json_object *o);
 void serve_send_error(struct serve *sv, uint64_t client, struct json_object *id, const char *code,
@@ -301,8 +299,8 @@ int serve_strv_push(char ***v, char *s);
 int serve_decide(struct serve *sv, struct serve_exec *x, char *msg, size_t size);
 int serve_approvals_load(struct serve *sv, char *msg, size_t size);
 int serve_approval_store(struct serve *sv, struct serve_exec *x, enum cr_serve_scope scope);
-/* {"tier","reasons"} etc. added to a response. */
-void serve_decision_json(const struct serve_exec *x, struct json_object *o);
+/* {"tier","reasons"} etc. added to a response or a ledger line. 0 or -ENOMEM. */
+int serve_decision_json(const struct serve_exec *x, struct json_object *o);
 /* One ledger line for @x: its decision and, when it ran, its outcome (@result may be NULL). */
 void serve_audit(struct serve *sv, const struct serve_exec *x, const char *decision,
 		 struct json_object *result);

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "launcher/policy/request.h"
+#include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/path-util.h"
@@ -51,47 +53,12 @@ const char *cr_serve_scope_to_string(enum cr_serve_scope s)
 	return s >= 0 && s < _CR_SERVE_SCOPE_MAX ? scope_names[s] : NULL;
 }
 
-/* Length of the UTF-8 sequence at @s (at most @left bytes), or 0 if it is not well-formed. */
-static size_t utf8_seq(const unsigned char *s, size_t left)
-{
-	unsigned char c = s[0];
-	size_t n;
-	unsigned lo = 0x80, hi = 0xbf;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return 0; /* continuation byte, overlong lead (c0, c1), or past U+10FFFF */
-	if (left < n)
-		return 0;
-	if (c == 0xe0)
-		lo = 0xa0; /* overlong */
-	else if (c == 0xed)
-		hi = 0x9f; /* surrogates */
-	else if (c == 0xf0)
-		lo = 0x90; /* overlong */
-	else if (c == 0xf4)
-		hi = 0x8f; /* past U+10FFFF */
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
-}
-
 bool cr_serve_utf8_valid(const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
 	for (size_t i = 0, n; i < len; i += n) {
-		n = utf8_seq(p + i, len - i);
+		n = cr_utf8_seq(p + i, len - i);
 		if (n == 0)
 			return false;
 	}
@@ -494,27 +461,22 @@ void cr_serve_error_done(struct cr_serve_error *e)
 json_object *cr_serve_response(const char *type, json_object *id)
 {
 	json_object *o = json_object_new_object();
+	int r;
 
-	if (!o)
-		return NULL;
-	if (json_object_object_add(o, "type", json_object_new_string(type)) < 0 ||
-	    json_object_object_add(o, "id", json_object_get(id)) < 0) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	r = cr_json_add(o, "type", json_object_new_string(type));
+	/* a request without an id (or with "id": null) is answered with "id": null */
+	r = r ?: id ? cr_json_add(o, "id", json_object_get(id)) : cr_json_add_null(o, "id");
+	return cr_json_whole(o, r);
 }
 
 json_object *cr_serve_error_json(json_object *id, const char *code, const char *message)
 {
 	json_object *o = cr_serve_response("error", id);
+	int r;
 
-	if (o && (json_object_object_add(o, "error", json_object_new_string(code)) < 0 ||
-		  json_object_object_add(o, "message", json_object_new_string(message)) < 0)) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	r = cr_json_add(o, "error", json_object_new_string(code));
+	r = r ?: cr_json_add(o, "message", json_object_new_string(message));
+	return cr_json_whole(o, r);
 }
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

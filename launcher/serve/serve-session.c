@@ -12,10 +12,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "launcher/base/time-util.h"
 #include "launcher/policy/policy-build.h"
 #include "launcher/policy/anchor.h"
 #include "launcher/policy/cli.h"
 #include "launcher/base/exit-codes.h"
+#include "launcher/session/audit.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/policy/policy.h"
@@ -141,43 +144,14 @@ static int session_policy(struct serve *sv, struct serve_session *s,
 	return r;
 }
 
-static void copy_key(json_object *to, json_object *from, const char *key)
-{
-	json_object *v;
-
-	if (json_object_object_get_ex(from, key, &v))
-		(void)json_object_object_add(to, key, json_object_get(v));
-}
-
 /* What every exec result of the session repeats: the layers and their modes, not the paths
- * (open_session_result has the whole report). */
+ * (open_session_result has the whole report). NULL if it cannot be made whole. */
 static json_object *report_summary(json_object *full)
 {
 	static const char *const keep[] = {"namespaces",   "network",      "degraded",
 					   "capabilities", "no_new_privs", "warm"};
-	json_object *o = json_object_new_object(), *v, *m, *ll;
 
-	for (size_t i = 0; o && i < ELEMENTSOF(keep); i++)
-		copy_key(o, full, keep[i]);
-	if (o && json_object_object_get_ex(full, "seccomp", &v) &&
-	    json_object_object_get_ex(v, "mode", &m))
-		(void)json_object_object_add(o, "seccomp", json_object_get(m));
-	if (o && json_object_object_get_ex(full, "landlock", &v) &&
-	    (ll = json_object_new_object())) {
-		copy_key(ll, v, "abi");
-		copy_key(ll, v, "applied");
-		(void)json_object_object_add(o, "landlock", ll);
-	}
-	if (o && json_object_object_get_ex(full, "limits", &v) && (ll = json_object_new_object())) {
-		json_object_object_foreach(v, name, lim)
-		{
-			if (json_object_object_get_ex(lim, "mode", &m) &&
-			    strcmp(json_object_get_string(m), "none") != 0)
-				(void)json_object_object_add(ll, name, json_object_get(m));
-		}
-		(void)json_object_object_add(o, "limits", ll);
-	}
-	return o;
+	return cr_audit_summary(full, keep, ELEMENTSOF(keep));
 }
 
 static int session_start(struct serve *sv, struct serve_session *s, char *msg, size_t size)
@@ -206,6 +180,7 @@ static json_object *open_result(struct serve *sv, struct serve_session *s, json_
 {
 	json_object *o = cr_serve_response("open_session_result", id);
 	json_object *enforced = json_object_new_object();
+	int r;
 
 	if (!o || !enforced) {
 		json_object_put(o);
@@ -214,12 +189,14 @@ static json_object *open_result(struct serve *sv, struct serve_session *s, json_
 	}
 	if (sv->warm->report(s->w, enforced) < 0)
 		cr_log_warning("serve: the enforcement report of session %s is incomplete", s->id);
-	(void)json_object_object_add(o, "session", json_object_new_string(s->id));
-	(void)json_object_object_add(o, "workspace", json_object_new_string(s->policy.workspace));
-	(void)json_object_object_add(o, "profile", json_object_new_string(s->profile.name));
-	(void)json_object_object_add(o, "pid", json_object_new_int(sv->warm->pid(s->w)));
-	(void)json_object_object_add(o, "enforced", enforced);
-	return o;
+	r = cr_json_add(o, "session", json_object_new_string(s->id));
+	r = r ?: cr_json_add(o, "workspace", json_object_new_string(s->policy.workspace));
+	r = r ?: cr_json_add(o, "profile", json_object_new_string(s->profile.name));
+	r = r ?: cr_json_add(o, "pid", json_object_new_int(sv->warm->pid(s->w)));
+	if (r < 0)
+		json_object_put(enforced);
+	r = r ?: cr_json_add(o, "enforced", enforced);
+	return cr_json_whole(o, r);
 }
 
 void serve_open_session(struct serve *sv, uint64_t client, struct cr_serve_request *req)
@@ -417,34 +394,31 @@ static int caps_check(struct serve_session *s, struct serve_exec *x, char *msg, 
 static void respond_denied(struct serve *sv, struct serve_exec *x, const char *reason)
 {
 	json_object *o = cr_serve_response("denied", x->id);
+	int r;
 
-	if (o) {
-		(void)json_object_object_add(o, "session", json_object_new_string(x->session->id));
-		if (x->request_id[0])
-			(void)json_object_object_add(o, "request_id",
-						     json_object_new_string(x->request_id));
-		(void)json_object_object_add(o, "reason", json_object_new_string(reason));
-		serve_decision_json(x, o);
-	}
-	serve_send(sv, x->client, o);
+	r = cr_json_add(o, "session", json_object_new_string(x->session->id));
+	if (x->request_id[0])
+		r = r ?: cr_json_add(o, "request_id", json_object_new_string(x->request_id));
+	r = r ?: cr_json_add(o, "reason", json_object_new_string(reason));
+	r = r ?: serve_decision_json(x, o);
+	serve_send(sv, x->client, cr_json_whole(o, r));
 }
 
 static void respond_ask(struct serve *sv, struct serve_exec *x)
 {
 	json_object *o = cr_serve_response("needs_approval", x->id);
+	int r;
 
-	if (o) {
-		(void)json_object_object_add(o, "session", json_object_new_string(x->session->id));
-		(void)json_object_object_add(o, "request_id",
-					     json_object_new_string(x->request_id));
-		(void)json_object_object_add(o, "reason", json_object_new_string(x->rule_why));
-		(void)json_object_object_add(o, "command", json_object_new_string(x->command_line));
-		serve_decision_json(x, o);
-		(void)json_object_object_add(
-			o, "capabilities",
-			x->needs_grant ? cr_capability_to_json(&x->excess, true) : NULL);
-	}
-	serve_send(sv, x->client, o);
+	r = cr_json_add(o, "session", json_object_new_string(x->session->id));
+	r = r ?: cr_json_add(o, "request_id", json_object_new_string(x->request_id));
+	r = r ?: cr_json_add(o, "reason", json_object_new_string(x->rule_why));
+	r = r ?: cr_json_add(o, "command", json_object_new_string(x->command_line));
+	r = r ?: serve_decision_json(x, o);
+	if (x->needs_grant)
+		r = r ?: cr_json_add(o, "capabilities", cr_capability_to_json(&x->excess, true));
+	else
+		r = r ?: cr_json_add_null(o, "capabilities");
+	serve_send(sv, x->client, cr_json_whole(o, r));
 }
 
 void serve_exec(struct serve *sv, uint64_t client, struct cr_serve_request *req)
@@ -529,20 +503,17 @@ void serve_answer(struct serve *sv, uint64_t client, struct cr_serve_request *re
 	bool approve = req->type == CR_SERVE_APPROVE;
 	struct serve_exec *x = find_parked(sv, req->request_id);
 	json_object *o;
+	int r;
 
 	if (!x)
 		return serve_send_error(sv, client, req->id, "no_such_request",
 					"no command waits for approval as \"%s\"", req->request_id);
 	o = cr_serve_response(approve ? "approve_result" : "deny_result", req->id);
-	if (o) {
-		(void)json_object_object_add(o, "request_id",
-					     json_object_new_string(x->request_id));
-		if (approve)
-			(void)json_object_object_add(
-				o, "scope",
-				json_object_new_string(cr_serve_scope_to_string(req->scope)));
-	}
-	serve_send(sv, client, o);
+	r = cr_json_add(o, "request_id", json_object_new_string(x->request_id));
+	if (approve)
+		r = r ?: cr_json_add(o, "scope",
+				     json_object_new_string(cr_serve_scope_to_string(req->scope)));
+	serve_send(sv, client, cr_json_whole(o, r));
 	if (!approve) {
 		x->approval = NULL;
 		serve_audit(sv, x, "denied", NULL);
@@ -606,7 +577,7 @@ static int start_warm(struct serve *sv, struct serve_exec *x, const int child[3]
 
 	memcpy(req.stdio, child, sizeof(req.stdio));
 	sv->warm->events(x->session->w, &x->oom_kills, &x->pids_max);
-	x->start_ms = serve_now_ms();
+	x->start_ms = cr_now_ms_f();
 	return sv->warm->exec(x->session->w, &req, &x->e);
 }
 
@@ -622,7 +593,7 @@ static int start_cold(struct serve *sv, struct serve_exec *x, const int child[3]
 		serve_send_error(sv, x->client, x->id, "sandbox_failed", "%s", msg);
 		return r;
 	}
-	x->start_ms = serve_now_ms();
+	x->start_ms = cr_now_ms_f();
 	r = serve_cold_start(sv, x, &p, child);
 	p.argv = NULL; /* the exec's */
 	cr_policy_done(&p);
@@ -734,6 +705,7 @@ void serve_close_session(struct serve *sv, uint64_t client, struct cr_serve_requ
 {
 	struct serve_session *s = serve_session_find(sv, req->session);
 	json_object *o;
+	int r;
 
 	if (!s)
 		return serve_send_error(sv, client, req->id, "no_such_session",
@@ -750,9 +722,8 @@ void serve_close_session(struct serve *sv, uint64_t client, struct cr_serve_requ
 		}
 	session_free(sv, s);
 	o = cr_serve_response("close_session_result", req->id);
-	if (o)
-		(void)json_object_object_add(o, "session", json_object_new_string(req->session));
-	serve_send(sv, client, o);
+	r = cr_json_add(o, "session", json_object_new_string(req->session));
+	serve_send(sv, client, cr_json_whole(o, r));
 }
 
 void serve_shutdown(struct serve *sv)

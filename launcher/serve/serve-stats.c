@@ -11,7 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "launcher/base/json-util.h"
 #include "launcher/base/macro.h"
+#include "launcher/base/time-util.h"
 #include "serve-internal.h"
 
 #define MAX_WALK 4096 /* processes visited per session */
@@ -94,46 +96,47 @@ static json_object *session_stats(struct serve *sv, struct serve_session *s)
 	int pid = s->w ? sv->warm->pid(s->w) : 0;
 	bool rss = false;
 	uint64_t mem = pid > 0 ? tree_pss(pid, &budget, &rss) : 0;
+	int r;
 
-	if (!o)
-		return NULL;
 	for (struct serve_exec *x = sv->execs; x; x = x->next)
 		in_flight += x->session == s;
-	(void)json_object_object_add(o, "id", json_object_new_string(s->id));
-	(void)json_object_object_add(o, "profile", json_object_new_string(s->profile.name));
-	(void)json_object_object_add(o, "workspace", json_object_new_string(s->policy.workspace));
-	(void)json_object_object_add(o, "pid", pid > 0 ? json_object_new_int(pid) : NULL);
-	(void)json_object_object_add(o, "pool_ready",
-				     json_object_new_int(s->w ? (int)sv->warm->ready(s->w) : 0));
-	(void)json_object_object_add(o, "execs_total",
-				     json_object_new_int64((int64_t)s->execs_total));
-	(void)json_object_object_add(o, "execs_in_flight", json_object_new_int((int)in_flight));
-	(void)json_object_object_add(o, "sandbox_restarts", json_object_new_int((int)s->restarts));
-	(void)json_object_object_add(o, "memory_pss_bytes", json_object_new_int64((int64_t)mem));
+	r = cr_json_add(o, "id", json_object_new_string(s->id));
+	r = r ?: cr_json_add(o, "profile", json_object_new_string(s->profile.name));
+	r = r ?: cr_json_add(o, "workspace", json_object_new_string(s->policy.workspace));
+	if (pid > 0)
+		r = r ?: cr_json_add(o, "pid", json_object_new_int(pid));
+	else
+		r = r ?: cr_json_add_null(o, "pid");
+	r = r ?: cr_json_add(o, "pool_ready",
+			     json_object_new_int(s->w ? (int)sv->warm->ready(s->w) : 0));
+	r = r ?: cr_json_add(o, "execs_total", json_object_new_int64((int64_t)s->execs_total));
+	r = r ?: cr_json_add(o, "execs_in_flight", json_object_new_int((int)in_flight));
+	r = r ?: cr_json_add(o, "sandbox_restarts", json_object_new_int((int)s->restarts));
+	r = r ?: cr_json_add(o, "memory_pss_bytes", json_object_new_int64((int64_t)mem));
 	/* "rss" where smaps is root's to read only (the sandbox's processes are not dumpable) */
-	(void)json_object_object_add(o, "memory_source",
-				     json_object_new_string(rss ? "rss" : "pss"));
-	return o;
+	r = r ?: cr_json_add(o, "memory_source", json_object_new_string(rss ? "rss" : "pss"));
+	return cr_json_whole(o, r);
 }
 
 void serve_stats(struct serve *sv, uint64_t client, struct cr_serve_request *req)
 {
 	json_object *o = cr_serve_response("stats_result", req->id);
 	json_object *list = json_object_new_array();
+	int r = list ? 0 : -ENOMEM;
 
-	if (!o || !list) {
-		json_object_put(o);
+	for (struct serve_session *s = sv->sessions; r == 0 && s; s = s->next)
+		r = cr_json_append(list, session_stats(sv, s));
+	if (r < 0)
 		json_object_put(list);
+	r = r ?: cr_json_add(o, "sessions", list);
+	r = r ?: cr_json_add(o, "execs_total", json_object_new_int64((int64_t)sv->execs_total));
+	r = r ?: cr_json_add(o, "uptime_ms",
+			     json_object_new_int64((int64_t)(cr_now_ms_f() - sv->start_ms)));
+	r = r ?: cr_json_add(o, "pid", json_object_new_int(getpid()));
+	r = r ?: cr_json_add(o, "driver", json_object_new_string(sv->drv->name));
+	if (r < 0) {
+		json_object_put(o);
 		return serve_send_error(sv, client, req->id, "internal", "out of memory");
 	}
-	for (struct serve_session *s = sv->sessions; s; s = s->next)
-		(void)json_object_array_add(list, session_stats(sv, s));
-	(void)json_object_object_add(o, "sessions", list);
-	(void)json_object_object_add(o, "execs_total",
-				     json_object_new_int64((int64_t)sv->execs_total));
-	(void)json_object_object_add(
-		o, "uptime_ms", json_object_new_int64((int64_t)(serve_now_ms() - sv->start_ms)));
-	(void)json_object_object_add(o, "pid", json_object_new_int(getpid()));
-	(void)json_object_object_add(o, "driver", json_object_new_string(sv->drv->name));
 	serve_send(sv, client, o);
 }

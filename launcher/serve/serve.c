@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "launcher/base/time-util.h"
 #include "launcher/session/audit.h"
 #include "launcher/policy/request.h"
 #include "launcher/base/parse-util.h"
@@ -72,14 +73,6 @@ static const char usage[] =
 	"\n"
 	"SIGTERM or SIGINT stop the server: every sandbox is killed, nothing more is answered,\n"
 	"exit status 0. Killing it any other way kills its sandboxes too.\n";
-
-double serve_now_ms(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static int parse_options(int argc, char **argv, struct serve_opts *o)
 {
@@ -489,7 +482,7 @@ static void log_refusal(const char *why)
 {
 	static double last_ms = -1e9;
 	static unsigned suppressed;
-	double now = serve_now_ms();
+	double now = cr_now_ms_f();
 
 	if (now - last_ms < REFUSAL_LOG_INTERVAL_MS) {
 		suppressed++;
@@ -782,10 +775,10 @@ static bool serve_busy(const struct serve *sv)
 /* Flush what is queued for the clients, briefly: the server is stopping. */
 static void flush_clients(struct serve *sv)
 {
-	double end = serve_now_ms() + FLUSH_BUDGET_MS;
+	double end = cr_now_ms_f() + FLUSH_BUDGET_MS;
 
 	for (struct serve_client *c = sv->clients; c; c = c->next) {
-		while (!c->dead && c->out_len > c->out_off && serve_now_ms() < end) {
+		while (!c->dead && c->out_len > c->out_off && cr_now_ms_f() < end) {
 			struct pollfd p = {.fd = c->out_fd, .events = POLLOUT};
 
 			if (poll(&p, 1, FLUSH_POLL_MS) > 0)
@@ -831,7 +824,7 @@ int cr_serve_main(int argc, char **argv)
 		.listen_fd = -EBADF,
 		.sig_fd = -EBADF,
 		.devnull_fd = -EBADF,
-		.start_ms = serve_now_ms(),
+		.start_ms = cr_now_ms_f(),
 	};
 	int r;
 

@@ -15,7 +15,8 @@
 #include <unistd.h>
 
 #include "audit.h"
-#include "launcher/base/json-text.h"
+#include "launcher/base/hex.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "state.h"
@@ -84,4 +85,40 @@ json_object *cr_audit_time(void)
 		       tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
 		       (long)(tv.tv_usec / 1000));
 	return json_object_new_string(buf);
+}
+
+/* The modes of the limits in @limits that are enforced. NULL on allocation failure. */
+static json_object *limit_modes(json_object *limits)
+{
+	json_object *o = json_object_new_object(), *m;
+	int r = o ? 0 : -ENOMEM;
+
+	json_object_object_foreach(limits, name, lim)
+	{
+		if (r == 0 && json_object_object_get_ex(lim, "mode", &m) &&
+		    strcmp(json_object_get_string(m), "none") != 0)
+			r = cr_json_add(o, name, json_object_get(m));
+	}
+	return cr_json_whole(o, r);
+}
+
+json_object *cr_audit_summary(json_object *enforced, const char *const *keep, size_t n_keep)
+{
+	json_object *o = json_object_new_object(), *v, *m, *ll;
+	int r = o ? 0 : -ENOMEM;
+
+	for (size_t i = 0; r == 0 && i < n_keep; i++)
+		r = cr_json_copy(o, enforced, keep[i]);
+	if (r == 0 && json_object_object_get_ex(enforced, "seccomp", &v) &&
+	    json_object_object_get_ex(v, "mode", &m))
+		r = cr_json_add(o, "seccomp", json_object_get(m));
+	if (r == 0 && json_object_object_get_ex(enforced, "landlock", &v)) {
+		ll = json_object_new_object();
+		r = cr_json_copy(ll, v, "abi");
+		r = r ?: cr_json_copy(ll, v, "applied");
+		r = cr_json_add(o, "landlock", cr_json_whole(ll, r));
+	}
+	if (r == 0 && json_object_object_get_ex(enforced, "limits", &v))
+		r = cr_json_add(o, "limits", limit_modes(v));
+	return cr_json_whole(o, r);
 }

@@ -36,3 +36,10 @@ struct json_object *cr_audit_time(void);
 /* Lower-case hex sha256 of the argv (each argument followed by a NUL byte), for the ledger's
  * "argv_sha256". @ret holds 65 bytes. */
 void cr_audit_argv_hash(char *const *argv, char ret[65]);
+
+/* The enforcement report @enforced (a status's "enforced") in short, for a ledger line and for
+ * serve's exec results: the keys in @keep as they are, the seccomp mode, Landlock's "abi" and
+ * "applied", and the mode of each limit that is enforced; the paths are left out. NULL on
+ * allocation failure: the summary is whole or absent. */
+struct json_object *cr_audit_summary(struct json_object *enforced, const char *const *keep,
+				     size_t n_keep);

@@ -12,6 +12,7 @@
 #include "audit.h"
 #include "gate.h"
 #include "state.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/parse-util.h"
 #include "launcher/base/macro.h"
@@ -203,17 +204,12 @@ json_object *cr_gate_denial(const struct cr_gate *g, char *text, size_t size)
 		       "denied: the command needs what profile '%s' does not allow: %s. Ask the user; rerun with --grant once%s to allow it",
 		       g->profile.name, needs,
 		       g->have_session ? " or --grant session" : " (or --session ID --grant session)");
-	r |= json_object_object_add(o, "denied", json_object_new_string("capability"));
-	r |= json_object_object_add(o, "needs", cr_capability_to_json(&g->excess, true));
-	r |= json_object_object_add(o, "baseline", json_object_new_string(g->profile.name));
-	r |= json_object_object_add(
-		o, "session", g->have_session ? json_object_new_string(g->session.id) : NULL);
-	r |= json_object_object_add(o, "message", json_object_new_string(text));
-	if (r != 0) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	r = cr_json_add(o, "denied", json_object_new_string("capability"));
+	r = r ?: cr_json_add(o, "needs", cr_capability_to_json(&g->excess, true));
+	r = r ?: cr_json_add(o, "baseline", json_object_new_string(g->profile.name));
+	r = r ?: cr_json_add_str(o, "session", g->have_session ? g->session.id : NULL);
+	r = r ?: cr_json_add(o, "message", json_object_new_string(text));
+	return cr_json_whole(o, r);
 }
 
 int cr_gate_status(const struct cr_gate *g, json_object *st)
@@ -222,76 +218,47 @@ int cr_gate_status(const struct cr_gate *g, json_object *st)
 
 	if (!g->profile.name) /* the profile itself could not be loaded */
 		return 0;
-	r |= json_object_object_add(st, "profile", json_object_new_string(g->profile.name));
-	r |= json_object_object_add(
-		st, "session", g->have_session ? json_object_new_string(g->session.id) : NULL);
-	r |= json_object_object_add(st, "decision",
-				    json_object_new_string(decision_names[g->decision]));
-	r |= json_object_object_add(st, "grant", g->grant ? json_object_new_string(g->grant) : NULL);
-	r |= json_object_object_add(st, "request", cr_capability_to_json(&g->request, true));
+	r = cr_json_add(st, "profile", json_object_new_string(g->profile.name));
+	r = r ?: cr_json_add_str(st, "session", g->have_session ? g->session.id : NULL);
+	r = r ?: cr_json_add(st, "decision", json_object_new_string(decision_names[g->decision]));
+	r = r ?: cr_json_add_str(st, "grant", g->grant);
+	r = r ?: cr_json_add(st, "request", cr_capability_to_json(&g->request, true));
 	if (g->decision == CR_DECISION_DENIED) {
 		char text[1536];
 
-		r |= json_object_object_add(st, "denied", cr_gate_denial(g, text, sizeof(text)));
+		r = r ?: cr_json_add(st, "denied", cr_gate_denial(g, text, sizeof(text)));
 	}
 	/* The fallbacks a home CI gave forced, also said on stderr. */
 	if (g->dirs.skipped)
-		r |= json_object_object_add(st, "profile_dir_skipped",
-					    json_object_new_string(g->dirs.skipped));
+		r = r ?: cr_json_add_str(st, "profile_dir_skipped", g->dirs.skipped);
 	if (g->state_skipped) {
 		json_object *o = json_object_new_object();
+		int q = o ? 0 : -ENOMEM;
 
-		if (!o)
-			return -ENOMEM;
-		r |= json_object_object_add(o, "path", json_object_new_string(g->state_dir));
-		r |= json_object_object_add(o, "skipped", json_object_new_string(g->state_skipped));
-		r |= json_object_object_add(st, "state_dir_fallback", o);
+		q = q ?: cr_json_add_str(o, "path", g->state_dir);
+		q = q ?: cr_json_add_str(o, "skipped", g->state_skipped);
+		r = r ?: cr_json_add(st, "state_dir_fallback", cr_json_whole(o, q));
 	}
-	return r ? -ENOMEM : 0;
+	return r;
 }
 
-/* The enforcement modes, short: namespaces, network, seccomp and Landlock modes, limit modes. */
-static json_object *modes(json_object *enforced)
+/* The enforcement modes, short: namespaces, network, seccomp and Landlock modes, limit modes;
+ * null without a report. 0 or -ENOMEM. */
+static int add_modes(json_object *e, json_object *enforced)
 {
 	static const char *const keep[] = { "namespaces", "network", "degraded" };
-	json_object *o, *v, *limits, *m;
 
 	if (!enforced)
-		return NULL;
-	o = json_object_new_object();
-	for (size_t i = 0; o && i < ELEMENTSOF(keep); i++)
-		if (json_object_object_get_ex(enforced, keep[i], &v))
-			(void)json_object_object_add(o, keep[i], json_object_get(v));
-	if (o && json_object_object_get_ex(enforced, "seccomp", &v) &&
-	    json_object_object_get_ex(v, "mode", &m))
-		(void)json_object_object_add(o, "seccomp", json_object_get(m));
-	if (o && json_object_object_get_ex(enforced, "landlock", &v)) {
-		json_object *ll = json_object_new_object();
-
-		if (json_object_object_get_ex(v, "abi", &m))
-			(void)json_object_object_add(ll, "abi", json_object_get(m));
-		if (json_object_object_get_ex(v, "applied", &m))
-			(void)json_object_object_add(ll, "applied", json_object_get(m));
-		(void)json_object_object_add(o, "landlock", ll);
-	}
-	if (o && json_object_object_get_ex(enforced, "limits", &v)) {
-		limits = json_object_new_object();
-		json_object_object_foreach(v, name, lim) {
-			if (json_object_object_get_ex(lim, "mode", &m) &&
-			    strcmp(json_object_get_string(m), "none") != 0)
-				(void)json_object_object_add(limits, name, json_object_get(m));
-		}
-		(void)json_object_object_add(o, "limits", limits);
-	}
-	return o;
+		return cr_json_add_null(e, "enforced");
+	return cr_json_add(e, "enforced", cr_audit_summary(enforced, keep, ELEMENTSOF(keep)));
 }
 
-static void copy_key(json_object *to, json_object *from, const char *key)
+/* @key of the status @st, or null where it has none. 0 or -ENOMEM. */
+static int copy_key(json_object *to, json_object *st, const char *key)
 {
-	json_object *v = NULL;
-
-	(void)json_object_object_get_ex(from, key, &v);
-	(void)json_object_object_add(to, key, v ? json_object_get(v) : NULL);
+	if (!json_object_object_get_ex(st, key, NULL))
+		return cr_json_add_null(to, key);
+	return cr_json_copy(to, st, key);
 }
 
 int cr_gate_audit(const struct cr_gate *g, char *const *argv, json_object *st, char *msg,
@@ -307,30 +274,30 @@ int cr_gate_audit(const struct cr_gate *g, char *const *argv, json_object *st, c
 	if (g->audit_fd < 0 || !g->profile.name)
 		return 0;
 	e = json_object_new_object();
-	if (!e)
-		return cr_msg(msg, size, -ENOMEM, "out of memory");
 	cr_audit_argv_hash(argv, hash);
 	(void)json_object_object_get_ex(st, "enforced", &enforced);
-	(void)json_object_object_add(e, "time", cr_audit_time());
-	(void)json_object_object_add(e, "corral_version", json_object_new_string(CR_VERSION));
-	(void)json_object_object_add(e, "pid", json_object_new_int(getpid()));
-	(void)json_object_object_add(
-		e, "session", g->have_session ? json_object_new_string(g->session.id) : NULL);
-	(void)json_object_object_add(e, "profile", json_object_new_string(g->profile.name));
-	(void)json_object_object_add(e, "argv0", json_object_new_string(argv[0]));
-	(void)json_object_object_add(e, "argv_sha256", json_object_new_string(hash));
-	(void)json_object_object_add(e, "requested", cr_capability_to_json(&g->request, true));
-	(void)json_object_object_add(e, "granted",
-				     g->decision == CR_DECISION_GRANTED
-					     ? cr_capability_to_json(&g->excess, true)
-					     : NULL);
-	(void)json_object_object_add(e, "decision",
-				     json_object_new_string(decision_names[g->decision]));
-	(void)json_object_object_add(e, "grant",
-				     g->grant ? json_object_new_string(g->grant) : NULL);
-	(void)json_object_object_add(e, "enforced", modes(enforced));
-	for (size_t i = 0; i < ELEMENTSOF(from_status); i++)
-		copy_key(e, st, from_status[i]);
+	r = cr_json_add(e, "time", cr_audit_time());
+	r = r ?: cr_json_add(e, "corral_version", json_object_new_string(CR_VERSION));
+	r = r ?: cr_json_add(e, "pid", json_object_new_int(getpid()));
+	r = r ?: cr_json_add_str(e, "session", g->have_session ? g->session.id : NULL);
+	r = r ?: cr_json_add(e, "profile", json_object_new_string(g->profile.name));
+	r = r ?: cr_json_add(e, "argv0", json_object_new_string(argv[0]));
+	r = r ?: cr_json_add(e, "argv_sha256", json_object_new_string(hash));
+	r = r ?: cr_json_add(e, "requested", cr_capability_to_json(&g->request, true));
+	if (g->decision == CR_DECISION_GRANTED)
+		r = r ?: cr_json_add(e, "granted", cr_capability_to_json(&g->excess, true));
+	else
+		r = r ?: cr_json_add_null(e, "granted");
+	r = r ?: cr_json_add(e, "decision", json_object_new_string(decision_names[g->decision]));
+	r = r ?: cr_json_add_str(e, "grant", g->grant);
+	r = r ?: add_modes(e, enforced);
+	for (size_t i = 0; r == 0 && i < ELEMENTSOF(from_status); i++)
+		r = copy_key(e, st, from_status[i]);
+	/* An entry that cannot be made whole is not written in part: the run reports the error. */
+	if (r < 0) {
+		json_object_put(e);
+		return cr_msg(msg, size, r, "out of memory writing the ledger");
+	}
 	r = cr_audit_append(g->audit_fd, e, msg, size);
 	json_object_put(e);
 	return r;

@@ -14,8 +14,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "launcher/base/fd-util.h"
+#include "launcher/base/hex.h"
 #include "launcher/policy/env.h"
 #include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "session.h"
@@ -270,20 +273,14 @@ static json_object *metadata_new(const char *id, const char *hash, const char *p
 {
 	json_object *o = json_object_new_object();
 	char now[32];
-	int r = 0;
+	int r;
 
-	if (!o)
-		return NULL;
 	cr_audit_now(now);
-	r |= json_object_object_add(o, "id", json_object_new_string(id));
-	r |= json_object_object_add(o, "hash", json_object_new_string(hash));
-	r |= json_object_object_add(o, "created", json_object_new_string(now));
-	r |= json_object_object_add(o, "profile", profile ? json_object_new_string(profile) : NULL);
-	if (r != 0) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	r = cr_json_add(o, "id", json_object_new_string(id));
+	r = r ?: cr_json_add(o, "hash", json_object_new_string(hash));
+	r = r ?: cr_json_add(o, "created", json_object_new_string(now));
+	r = r ?: cr_json_add_str(o, "profile", profile);
+	return cr_json_whole(o, r);
 }
 
 /* Write @text to a new file @tmp in @dfd and link it as @name: the file appears whole or not at
@@ -557,25 +554,16 @@ int cr_session_grants(const struct cr_session *s, struct cr_capability *ret, cha
 
 static json_object *grant_line_new(const struct cr_capability *grant, const char *profile)
 {
-	json_object *o = json_object_new_object(), *g = cr_capability_to_json(grant, true);
+	json_object *o = json_object_new_object();
 	char now[32];
-	int r = 0;
+	int r;
 
-	if (!o || !g) {
-		json_object_put(o);
-		json_object_put(g);
-		return NULL;
-	}
 	cr_audit_now(now);
-	r |= json_object_object_add(o, "time", json_object_new_string(now));
-	r |= json_object_object_add(o, "scope", json_object_new_string("session"));
-	r |= json_object_object_add(o, "profile", profile ? json_object_new_string(profile) : NULL);
-	r |= json_object_object_add(o, "grant", g);
-	if (r != 0) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	r = cr_json_add(o, "time", json_object_new_string(now));
+	r = r ?: cr_json_add(o, "scope", json_object_new_string("session"));
+	r = r ?: cr_json_add_str(o, "profile", profile);
+	r = r ?: cr_json_add(o, "grant", cr_capability_to_json(grant, true));
+	return cr_json_whole(o, r);
 }
 
 int cr_session_grant_add(const struct cr_session *s, const struct cr_capability *grant,

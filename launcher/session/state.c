@@ -14,22 +14,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "launcher/base/fd-util.h"
 #include "launcher/base/json-text.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/policy/env.h"
 #include "state.h"
-
-void cr_hex(const uint8_t *data, size_t size, char *ret)
-{
-	static const char digits[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < size; i++) {
-		ret[2 * i] = digits[data[i] >> 4];
-		ret[2 * i + 1] = digits[data[i] & 15];
-	}
-	ret[2 * size] = '\0';
-}
 
 int cr_fd_path(int fd, char **ret)
 {
@@ -350,23 +340,6 @@ void cr_audit_now(char ret[32])
 	if (clock_gettime(CLOCK_REALTIME, &ts) < 0 || !gmtime_r(&ts.tv_sec, &tm) ||
 	    strftime(ret, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
 		(void)snprintf(ret, 32, "1970-01-01T00:00:00Z");
-}
-
-int cr_write_all(int fd, const void *data, size_t size)
-{
-	for (const char *p = data; size > 0;) {
-		ssize_t n = write(fd, p, size);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return negative_errno();
-		if (n == 0)
-			return -EIO;
-		p += n;
-		size -= (size_t)n;
-	}
-	return 0;
 }
 
 /* Does the file end in something other than a newline (a line cut short by a crash)? A file

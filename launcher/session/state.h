@@ -44,14 +44,8 @@ int cr_state_mkdir(const char *path, char *msg, size_t size);
 
 #define CR_JSONL_LINE_MAX (1024 * 1024) /* bytes of one appended line */
 
-/* Lower-case hex of @data into @ret (2 * @size + 1 bytes). */
-void cr_hex(const uint8_t *data, size_t size, char *ret);
-
 /* The canonical path of what @fd is open on (from /proc/self/fd). 0 or -errno. */
 int cr_fd_path(int fd, char **ret);
-
-/* write(2) all of @data, retrying short writes and EINTR. 0 or -errno. */
-int cr_write_all(int fd, const void *data, size_t size);
 
 /* Is the object open at @fd a directory (@dir) or a regular file, owned by corral's effective
  * uid and writable by neither group nor others? 0, or -EPERM with @msg naming @label. */

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "launcher/base/fd-util.h"
 #include "launcher/base/macro.h"
 #include "proxy-internal.h"
 #include "proxy.h"
@@ -112,20 +113,6 @@ static int send_fd(int sock, int fd)
 	return 0;
 }
 
-/* Close every descriptor but @a and @b (stdin, stdout and stderr too). */
-static int keep_only(int a, int b)
-{
-	unsigned lo = (unsigned)(a < b ? a : b), hi = (unsigned)(a < b ? b : a);
-
-	if (lo > 0 && syscall(SYS_close_range, 0, lo - 1, 0) < 0)
-		return negative_errno();
-	if (hi > lo + 1 && syscall(SYS_close_range, lo + 1, hi - 1, 0) < 0)
-		return negative_errno();
-	if (syscall(SYS_close_range, hi + 1, ~0u, 0) < 0)
-		return negative_errno();
-	return 0;
-}
-
 /* accept() errors that concern one connection only (accept(2): "treat them like EAGAIN"). */
 static bool accept_retry(int err)
 {
@@ -159,7 +146,8 @@ static _Noreturn void forwarder_main(int listen_fd, int sock_fd,
 	(void)prctl(PR_SET_NAME, "corral-proxy", 0, 0, 0);
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 ||
 	    (landlock && cr_landlock_apply(landlock, NULL, 0, msg, sizeof(msg)) < 0) ||
-	    keep_only(listen_fd, sock_fd) < 0 || cr_seccomp_install(filter) < 0)
+	    cr_close_all_except(0, (int[]){ listen_fd, sock_fd }, 2) < 0 ||
+	    cr_seccomp_install(filter) < 0)
 		_exit(1);
 	for (;;) {
 		int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC), r;

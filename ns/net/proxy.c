@@ -24,7 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "launcher/base/json-util.h"
 #include "addr-class.h"
+#include "launcher/base/time-util.h"
 #include "launcher/policy/host-pattern.h"
 #include "launcher/policy/env.h"
 #include "launcher/base/log.h"
@@ -129,14 +131,6 @@ static void warn_denied(struct shared *s, const char *host, const char *why)
 		cr_debug("proxy: denied '%s': %s", host, why);
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Wait until @fd has @events, the run is freed (-ECANCELED) or @deadline passes (-ETIMEDOUT;
  * a negative deadline waits for ever). */
 static int wait_fd(const struct shared *s, int fd, short events, int64_t deadline)
@@ -144,7 +138,7 @@ static int wait_fd(const struct shared *s, int fd, short events, int64_t deadlin
 	for (;;) {
 		struct pollfd fds[2] = { { .fd = fd, .events = events },
 					 { .fd = s->stop_fd, .events = POLLIN } };
-		int64_t left = deadline < 0 ? -1 : deadline - now_ms();
+		int64_t left = deadline < 0 ? -1 : deadline - cr_now_ms();
 
 		if (deadline >= 0 && left <= 0)
 			return -ETIMEDOUT;
@@ -190,7 +184,7 @@ static void conn_free(struct conn *c)
 
 static int send_all(const struct conn *c, int fd, const char *p, size_t n)
 {
-	int64_t deadline = now_ms() + SEND_TIMEOUT_MS;
+	int64_t deadline = cr_now_ms() + SEND_TIMEOUT_MS;
 
 	while (n > 0) {
 		ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
@@ -235,7 +229,7 @@ static void respond(const struct conn *c, int code, const char *reason, const ch
  * a TLS handshake) stays in c->head after head_len, and is sent on as it is. */
 static int read_head(struct conn *c)
 {
-	int64_t deadline = now_ms() + HEAD_TIMEOUT_MS;
+	int64_t deadline = cr_now_ms() + HEAD_TIMEOUT_MS;
 
 	for (;;) {
 		ssize_t n;
@@ -494,7 +488,7 @@ static int open_upstream(struct conn *c, const struct cr_http_request *rq)
 		fail(c, 502, "Bad Gateway", why);
 		return -EHOSTUNREACH;
 	}
-	deadline = now_ms() + CONNECT_TIMEOUT_MS;
+	deadline = cr_now_ms() + CONNECT_TIMEOUT_MS;
 	r = -EHOSTUNREACH;
 	for (const struct addrinfo *ai = res; ai && n < MAX_ADDRS; ai = ai->ai_next, n++) {
 		/* An address named literally is listed (pattern): that is the exception itself. */
@@ -841,15 +835,6 @@ int cr_proxy_start(struct cr_proxy *px)
 	return 0;
 }
 
-static int add(json_object *o, const char *key, json_object *v)
-{
-	if (!v || json_object_object_add(o, key, v) < 0) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 int cr_proxy_report(const struct cr_proxy *px, json_object *enforced)
 {
 	json_object *hosts, *o;
@@ -859,21 +844,21 @@ int cr_proxy_report(const struct cr_proxy *px, json_object *enforced)
 		return 0;
 	hosts = json_object_new_array();
 	for (char **h = px->shared->hosts; hosts && *h && r == 0; h++)
-		r = json_object_array_add(hosts, json_object_new_string(*h)) < 0 ? -ENOMEM : 0;
-	if (r < 0 || add(enforced, "allow_hosts", hosts) < 0)
+		r = cr_json_append(hosts, json_object_new_string(*h));
+	if (r < 0 || cr_json_add(enforced, "allow_hosts", hosts) < 0)
 		return -ENOMEM;
 	o = json_object_new_object();
 	if (!o)
 		return -ENOMEM;
-	r = add(o, "address", json_object_new_string(CR_PROXY_ADDRESS));
-	r = r ?: add(o, "allowed", json_object_new_int64(atomic_load(&px->shared->allowed)));
-	r = r ?: add(o, "denied", json_object_new_int64(atomic_load(&px->shared->denied)));
-	r = r ?: add(o, "failed", json_object_new_int64(atomic_load(&px->shared->failed)));
+	r = cr_json_add(o, "address", json_object_new_string(CR_PROXY_ADDRESS));
+	r = r ?: cr_json_add(o, "allowed", json_object_new_int64(atomic_load(&px->shared->allowed)));
+	r = r ?: cr_json_add(o, "denied", json_object_new_int64(atomic_load(&px->shared->denied)));
+	r = r ?: cr_json_add(o, "failed", json_object_new_int64(atomic_load(&px->shared->failed)));
 	if (r < 0) {
 		json_object_put(o);
 		return r;
 	}
-	return add(enforced, "proxy", o);
+	return cr_json_add(enforced, "proxy", o);
 }
 
 struct cr_proxy *cr_proxy_free(struct cr_proxy *px)

@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for launcher/base/json-text.c: JSON text that is valid UTF-8 whatever bytes went in. */
+/* Unit tests for launcher/base/json-text.c: JSON text that is valid UTF-8 whatever bytes went in,
+ * and the checked adds every JSON document is built with. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 
 #define FFFD "\xef\xbf\xbd"
 
@@ -165,6 +168,43 @@ static void test_json_text_valid_unchanged(void **state)
 	free(text);
 }
 
+/* The checked adds: a NULL value is a failed allocation (an error, never a JSON null), a NULL
+ * object an earlier one; a chain stops at the first failure and the document is dropped whole. */
+static void test_json_add(void **state)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array(), *v;
+	char *text;
+	int r;
+
+	(void)state;
+	assert_int_equal(cr_json_add(o, "n", json_object_new_int(1)), 0);
+	assert_int_equal(cr_json_add(o, "missing", NULL), -ENOMEM);
+	assert_false(json_object_object_get_ex(o, "missing", NULL));
+	assert_int_equal(cr_json_add(NULL, "k", json_object_new_string("freed")), -ENOMEM);
+	assert_int_equal(cr_json_add_null(o, "z"), 0);
+	assert_int_equal(cr_json_add_str(o, "s", "x"), 0);
+	assert_int_equal(cr_json_add_str(o, "t", NULL), 0);
+	assert_int_equal(cr_json_add_null(NULL, "z"), -ENOMEM);
+	assert_int_equal(cr_json_append(a, json_object_new_int(2)), 0);
+	assert_int_equal(cr_json_append(a, NULL), -ENOMEM);
+	assert_int_equal(cr_json_append(NULL, json_object_new_int(3)), -ENOMEM);
+	assert_int_equal(json_object_array_length(a), 1);
+	assert_int_equal(cr_json_add(o, "a", a), 0);
+	text = cr_json_text(o, JSON_C_TO_STRING_PLAIN);
+	assert_string_equal(text, "{\"n\":1,\"z\":null,\"s\":\"x\",\"t\":null,\"a\":[2]}");
+	free(text);
+
+	r = cr_json_add(o, "b", json_object_new_boolean(1));
+	r = r ?: cr_json_add(o, "lost", NULL);
+	r = r ?: cr_json_add(o, "after", json_object_new_int(4));
+	assert_int_equal(r, -ENOMEM);
+	assert_false(json_object_object_get_ex(o, "after", &v));
+	assert_null(cr_json_whole(o, r)); /* frees @o */
+	o = json_object_new_object();
+	assert_ptr_equal(cr_json_whole(o, 0), o);
+	json_object_put(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -178,6 +218,7 @@ int main(void)
 		cmocka_unit_test(test_embedded_nul),
 		cmocka_unit_test(test_json_text),
 		cmocka_unit_test(test_json_text_valid_unchanged),
+		cmocka_unit_test(test_json_add),
 	};
 
 	return cmocka_run_group_tests_name("json-text", tests, NULL, NULL);

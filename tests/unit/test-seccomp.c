@@ -34,6 +34,7 @@
 
 #include "launcher/policy/policy-build.h"
 #include "launcher/policy/cli.h"
+#include "launcher/base/hex.h"
 #include "launcher/base/macro.h"
 #include "launcher/policy/policy.h"
 #include "seccomp/seccomp-internal.h"
@@ -886,7 +887,7 @@ static void test_describe(void **state)
 		char hex[65];
 
 		cr_sc_sha256(b->insns, b->len * sizeof(*b->insns), d);
-		cr_sc_hex(d, 32, hex);
+		cr_hex(d, 32, hex);
 		assert_string_equal(i.sha256, hex);
 	}
 	s = cr_seccomp_free(s);
@@ -908,7 +909,7 @@ static void test_describe(void **state)
 		char hex[65];
 
 		cr_sc_sha256(b->insns, b->len * sizeof(*b->insns), d);
-		cr_sc_hex(d, 32, hex);
+		cr_hex(d, 32, hex);
 		assert_string_equal(i.sha256, hex);
 	}
 	s = cr_seccomp_free(s);
@@ -1028,6 +1029,13 @@ static void test_profile_parse(void **state)
 	assert_int_equal(parse("", &rs, msg, sizeof(msg)), 0);
 	assert_non_null(find_rule(&rs, "ptrace", 0));
 	cr_sc_ruleset_done(&rs);
+
+	/* A byte order mark, CRLF line ends and indented comments, as in a profile. */
+	assert_int_equal(parse("\xef\xbb\xbf[rules]\r\n  ; kill it\r\nptrace = kill\r\n", &rs, msg,
+			       sizeof(msg)),
+			 0);
+	assert_int_equal(find_rule(&rs, "ptrace", 0)->action, CR_SC_KILL_PROCESS);
+	cr_sc_ruleset_done(&rs);
 }
 
 static void test_profile_errors(void **state)
@@ -1046,11 +1054,17 @@ static void test_profile_errors(void **state)
 	parse_fails("[profile]\nbase = none\nbase = strict\n", "p.ini:3: 'base' is given twice");
 	parse_fails("[profile]\nname = x\n", "p.ini:2: unknown key 'name' in [profile]");
 	parse_fails("ptrace = kill\n", "p.ini:1: 'ptrace' comes before any section");
-	parse_fails("[rule]\nptrace = kill\n", "p.ini:2: unknown section [rule]");
+	/* The reader is the profiles' (launcher/base/ini.c): the same line rules, the same
+	 * messages. A section is checked on its own line, with keys or without. */
+	parse_fails("[rule]\nptrace = kill\n",
+		    "p.ini:1: unknown section [rule] (expected [profile] or [rules])");
+	parse_fails("[rules]\n[empty]\n", "p.ini:2: unknown section [empty]");
 	parse_fails("[rules]\nptrace kill\n", "p.ini:2: syntax error");
-	parse_fails("[rules\n", "p.ini:1: syntax error");
-	parse_fails("[rules]\nptrace = kill\n  mount = deny\n",
-		    "p.ini:3: 'mount = deny' reads as a continuation of the rule for 'ptrace'");
+	parse_fails("[rules\n", "p.ini:1: a section line needs its ']'");
+	parse_fails("[rules] ptrace = kill\n", "p.ini:1: unexpected text after the section's ']'");
+	parse_fails("[rules]\nptrace: kill\n", "p.ini:2: expected KEY = VALUE");
+	parse_fails("[rules]\nptrace = kill\n  mount = deny\n", "p.ini:3: the line is indented");
+	parse_fails("[rules]\nptrace = \x1b\n", "p.ini:2: line 2 holds control character 0x1b");
 	/* The first error is the one reported. */
 	parse_fails("[rules]\nbad1 = kill\nbad2 = kill\n", "p.ini:2: unknown syscall 'bad1'");
 	parse_fails("[rules]\nptrace kill\nbad2 = kill\n", "p.ini:2: syntax error");
@@ -1058,8 +1072,8 @@ static void test_profile_errors(void **state)
 	/* Lines inih would cut: refused whole, with their number. */
 	memset(long_line, 'a', sizeof(long_line));
 	(void)snprintf(long_line, sizeof(long_line), "[rules]\n# %0250d\n", 0);
-	parse_fails(long_line, "p.ini:2: the line is longer than 197 characters");
-	parse_fails_n("[rules]\nptrace = kill\0\n", 22, "p.ini:2: the line holds a NUL byte");
+	parse_fails(long_line, "p.ini:2: line 2 is longer than 197 bytes");
+	parse_fails_n("[rules]\nptrace = kill\0\n", 22, "p.ini:2: line 2 holds a NUL byte");
 }
 
 /* ---- the cache ---- */

@@ -20,14 +20,17 @@ struct json_object {
 	uint64_t n;
 	json_object **children;
 	size_t n_children;
+	unsigned refs; /* json_object_get() and json_object_put() */
 };
 
 static json_object *new_node(enum kind k)
 {
 	json_object *o = calloc(1, sizeof(*o));
 
-	if (o)
+	if (o) {
 		o->kind = k;
+		o->refs = 1;
+	}
 	return o;
 }
 
@@ -126,9 +129,16 @@ size_t json_object_array_length(const json_object *a)
 	return a ? a->n_children : 0;
 }
 
+json_object *json_object_get(json_object *o)
+{
+	if (o)
+		o->refs++;
+	return o;
+}
+
 int json_object_put(json_object *o)
 {
-	if (!o)
+	if (!o || --o->refs > 0)
 		return 0;
 	for (size_t i = 0; i < o->n_children; i++)
 		json_object_put(o->children[i]);

@@ -233,6 +233,28 @@ static void test_usage(void **state)
 	assert_int_equal(corral((const char *[]){NULL}), 125);
 }
 
+/* --timeout is read by launcher/base/parse-util.c, as on Linux: decimal seconds, no exponent,
+ * sign, hex, infinity or NaN (strtod took them all), and at most a year. */
+static void test_timeout_as_on_linux(void **state)
+{
+	static const char *const bad[] = {"1e3", "1E3", "+5", "-1", "0", "0.0004", "0x10", "inf",
+					  "nan", " 5", ".5", "5.", "1s", "31622401"};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		print_message("--timeout '%s'\n", bad[i]);
+		assert_int_equal(corral((const char *[]){"run", "--net=host", "--workspace", tmp,
+							 "--timeout", bad[i], "--", helper, "exit",
+							 "0", NULL}),
+				 125);
+		assert_non_null(strstr(output, "expected seconds between 0.001 and 31622400"));
+	}
+	/* the positive control: the same run with a timeout Linux takes */
+	assert_int_equal(corral((const char *[]){"run", "--net=host", "--workspace", tmp,
+						 "--timeout", "31622.5", "--", helper, "exit", "7",
+						 NULL}),
+			 7);
+}
+
 /* The windows backend end to end: the helper's exit code, and the status file. */
 static void test_windows_exit_code(void **state)
 {
@@ -1008,6 +1030,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_usage, setup),
+		cmocka_unit_test_setup(test_timeout_as_on_linux, setup),
 		cmocka_unit_test_setup(test_windows_exit_code, setup),
 		cmocka_unit_test_setup(test_windows_options, setup),
 		cmocka_unit_test_setup(test_windows_refusals, setup),

@@ -22,4 +22,5 @@ const char *json_object_get_string(json_object *o);
 int json_object_get_boolean(const json_object *o);
 uint64_t json_object_get_uint64(const json_object *o);
 size_t json_object_array_length(const json_object *a);
+json_object *json_object_get(json_object *o);
 int json_object_put(json_object *o);

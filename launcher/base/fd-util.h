@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/* Descriptors: writing all of a buffer (every host, fd-util.c), and the one way corral closes
+ * what a process must not pass on (Linux only, fd-close.c: close_range(2)). */
+#pragma once
+
+#include <stddef.h>
+
+/* write(2) all of @data, retrying short writes and EINTR. 0 or -errno (-EIO if write returns 0). */
+int cr_write_all(int fd, const void *data, size_t size);
+
+/* Close every descriptor from @from up but the @n in @keep, which it sorts in place (entries
+ * below @from, negative ones and repeats are skipped). Allocates nothing, so it is safe between
+ * fork and execve. 0 or -errno; on failure some descriptors may still be open, so the caller
+ * treats it as fatal: it must not go on to run anything in the sandbox. */
+int cr_close_all_except(int from, int *keep, size_t n);
