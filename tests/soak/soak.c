@@ -540,7 +540,7 @@ static void bad_run(struct ctx *c, long i, const char *fmt, ...)
 static bool vg_clean(struct ctx *c, pid_t pid, char *why, size_t size)
 {
 	char path[192];
-	const char *log;
+	const char *log, *found;
 
 	snprintf(path, sizeof(path), "%s/vg/%d.log", c->dir, pid);
 	if (access(path, F_OK) < 0) {
@@ -549,10 +549,14 @@ static bool vg_clean(struct ctx *c, pid_t pid, char *why, size_t size)
 	}
 	log = read_file(path, NULL);
 	unlink(path);
-	if (strstr(log, "definitely lost") || strstr(log, "Invalid ") ||
-	    strstr(log, "uninitialised") ||
-	    (strstr(log, "ERROR SUMMARY: ") && !strstr(log, "ERROR SUMMARY: 0 "))) {
-		snprintf(why, size, "valgrind: %.400s", log);
+	/* The excerpt starts at what was found, not at the log's start: valgrind's warnings about
+	 * calls it does not know (Landlock, open_tree, ...) come first. */
+	found = strstr(log, "definitely lost") ?: strstr(log, "Invalid ") ?:
+		strstr(log, "uninitialised");
+	if (!found && strstr(log, "ERROR SUMMARY: ") && !strstr(log, "ERROR SUMMARY: 0 "))
+		found = strstr(log, "ERROR SUMMARY: ");
+	if (found) {
+		snprintf(why, size, "valgrind: ...%.400s", found);
 		return false;
 	}
 	return true;
@@ -682,7 +686,8 @@ static void one_run(struct ctx *c, long i)
 
 		snprintf(err, sizeof(err), "%s/out/stderr-%s", c->dir, user ? "user" : "root");
 		e = read_file(err, NULL);
-		if (strstr(e, "Sanitizer") || strstr(e, "runtime error:"))
+		/* A report, not a mention: corral's own warnings may name AddressSanitizer. */
+		if (strstr(e, "==ERROR: ") || strstr(e, "SUMMARY: ") || strstr(e, "runtime error:"))
 			bad_run(c, i, "sanitizer report: %.600s", e);
 	}
 	if (c->valgrind) {

@@ -155,7 +155,7 @@ for mode in root user; do
 		sh -c 'cat /sys/fs/cgroup/cpu.max /sys/fs/cgroup/memory.max 2>/dev/null; true'
 	has "$mode: --limits=required: memory, swap, pids and cpu.max all by cgroup2" \
 		'"memory":{"value":67108864,"mode":"cgroup2"}' '"memory_swap":{"value":16777216,"mode":"cgroup2"}' \
-		'"pids":{"value":64,"mode":"cgroup2"}' '"cpu":{"value":0.5,"mode":"cgroup2"}' '"exit_code":0'
+		'"pids":{"value":64,"mode":"cgroup2"}' '"cpu":{"value":0.5,"mode":"cgroup2","affinity":1}' '"exit_code":0'
 
 	# 100 runs: no directory left; the median cost of cgroup setup and teardown (-v).
 	: >"$T/setup"
