@@ -30,17 +30,6 @@ command -v jq >/dev/null || {
 
 OTHER=12345 # a uid that is neither root, the suite's user nor the sandbox's
 
-# is NAME 'SHELL CONDITION': ok if the condition, evaluated, holds.
-is() {
-	local name=$1
-	if eval "$2"; then
-		ok "$name"
-	else
-		not_ok "$name"
-		diag "condition: $2" "rc=$RC" "stdout: $(tr '\n' '|' <<<"$OUT")" "stderr: $(tr '\n' '|' <<<"${ERR-}")"
-	fi
-}
-
 # The uid corral itself runs as in MODE.
 muid() {
 	if [ "$1" = root ]; then echo 0; elif [ "$(id -u)" -eq 0 ]; then echo 65534; else id -u; fi

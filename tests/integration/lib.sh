@@ -77,6 +77,18 @@ diag() {
 }
 
 # check NAME COND...: ok if the command COND succeeds.
+# is NAME 'SHELL CONDITION': ok if the condition, evaluated, holds; else the condition, $RC,
+# $OUT and $ERR as diagnostics.
+is() {
+	local name=$1
+	if eval "$2"; then
+		ok "$name"
+	else
+		not_ok "$name"
+		diag "condition: $2" "rc=$RC" "stdout: $(tr '\n' '|' <<<"$OUT")" "stderr: $(tr '\n' '|' <<<"${ERR-}")"
+	fi
+}
+
 check() {
 	local name=$1
 	shift

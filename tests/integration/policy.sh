@@ -28,17 +28,6 @@ run() {
 	rm -f "$STF"
 }
 
-# is NAME 'SHELL CONDITION': ok if the condition, evaluated, holds.
-is() {
-	local name=$1
-	if eval "$2"; then
-		ok "$name"
-	else
-		not_ok "$name"
-		diag "condition: $2" "rc=$RC" "stdout: $(tr '\n' '|' <<<"$OUT")" "stderr: $(tr '\n' '|' <<<"${ERR-}")"
-	fi
-}
-
 # jcheck NAME JQ-EXPR [JSON]: ok if the expression is true of JSON (default $ST).
 jcheck() {
 	local name=$1 expr=$2 json=${3-$ST}

@@ -603,6 +603,16 @@ def start_socket_server(corral, path, *extra, env=None):
     return p
 
 
+def stop_server(p):
+    """Stop a server of start_socket_server(): SIGTERM, then SIGKILL after 10 s."""
+    p.send_signal(signal.SIGTERM)
+    try:
+        p.wait(10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+
+
 def server_stderr(p):
     """What a server of start_socket_server() wrote on stderr (a file: never a full pipe)."""
     f = p.errfile
@@ -709,12 +719,7 @@ def scenario_guard(corral, peer):
         a.stop()
     finally:
         for p in (s1, s2):
-            p.send_signal(signal.SIGTERM)
-            try:
-                p.wait(10)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+            stop_server(p)
         err = "".join(server_stderr(p) for p in (s1, s2))
         sys.stderr.write("".join("# server: %s\n" % x for x in err.splitlines()[:12]))
         subprocess.run(["rm", "-rf", d])
@@ -791,12 +796,7 @@ def scenario_backlog(corral, source="/dev/urandom", mib="10", count="24"):
         hog.stop()
         calm.stop()
     finally:
-        p.send_signal(signal.SIGTERM)
-        try:
-            p.wait(10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+        stop_server(p)
         err = server_stderr(p)
         sys.stderr.write("".join("# server: %s\n" % x for x in err.splitlines()[:12]))
         subprocess.run(["rm", "-rf", d])
