@@ -50,7 +50,14 @@ struct cr_warm {
 	size_t buf_size;
 	char *const *extra_env; /* allow_hosts: the proxy's variables, added to every request that
 				 * sets neither name of a pair, as a run's environment gets them */
+	unsigned idle_failures; /* workers in a row that could not be made, found before an exec */
 };
+
+/* Workers in a row that may fail their setup before an exec fails with their error rather than
+ * waiting for the next one: a pids or memory limit that a command just filled frees up as its
+ * processes end (the next worker is made then), while a limit too small for any worker fails
+ * every one of them. */
+#define CR_WARM_MAX_IDLE_FAILURES 3
 
 struct cr_exec {
 	int exec_fd, status_fd;
@@ -392,6 +399,7 @@ static int warm_exec(struct cr_warm *w, const struct cr_exec_request *req, struc
 					 MSG_DONTWAIT);
 		if (r >= 0) {
 			*e = (struct cr_exec){ .exec_fd = wk.exec_fd, .status_fd = wk.status_fd };
+			w->idle_failures = 0;
 			break;
 		}
 		if (r == -EBADF) { /* the request's descriptors: the worker is still good */
@@ -402,14 +410,19 @@ static int warm_exec(struct cr_warm *w, const struct cr_exec_request *req, struc
 		if (r == -EPIPE || r == -ECONNRESET) {
 			struct worker_status ws;
 
-			/* A worker that could not be made: the command fails with its error (not
-			 * -EAGAIN, which would wait for the next worker, that fails alike). */
+			/* A worker that could not be made: the command never ran. It waits for the
+			 * next worker (-EAGAIN) unless CR_WARM_MAX_IDLE_FAILURES in a row failed
+			 * alike; then it fails with their error rather than wait for ever. */
 			if (recv(wk.status_fd, &ws, sizeof(ws), MSG_DONTWAIT) == sizeof(ws) &&
 			    ws.setup_step) {
-				*e = (struct cr_exec){ .exec_fd = wk.exec_fd, .status_fd = wk.status_fd };
-				fill_result(e, &ws);
-				r = 0;
-				break;
+				if (++w->idle_failures >= CR_WARM_MAX_IDLE_FAILURES) {
+					*e = (struct cr_exec){ .exec_fd = wk.exec_fd,
+							       .status_fd = wk.status_fd };
+					fill_result(e, &ws);
+					r = 0;
+					break;
+				}
+				(void)setup_failed(&ws); /* logged; the next worker is waited for */
 			}
 			r = -EAGAIN; /* one that died idle: try the next */
 		}
