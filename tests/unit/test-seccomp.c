@@ -865,6 +865,18 @@ static void test_live_spawn(void **state)
 
 /* ---- prepare and describe ---- */
 
+/* @sha256 is the digest of the built-in program @name for this architecture. */
+static void assert_builtin_digest(const char *name, const char *sha256)
+{
+	const struct cr_sc_builtin *b = builtin(name, CR_SECCOMP_NATIVE_ARCH);
+	uint8_t d[32];
+	char hex[65];
+
+	cr_sc_sha256(b->insns, b->len * sizeof(*b->insns), d);
+	cr_hex(d, 32, hex);
+	assert_string_equal(sha256, hex);
+}
+
 static void test_describe(void **state)
 {
 	struct cr_seccomp *s = NULL;
@@ -881,15 +893,7 @@ static void test_describe(void **state)
 	assert_true(i.spawn);
 	assert_int_equal(i.n_programs, 1);
 	assert_int_equal(strlen(i.sha256), 64);
-	{
-		const struct cr_sc_builtin *b = builtin("default", CR_SECCOMP_NATIVE_ARCH);
-		uint8_t d[32];
-		char hex[65];
-
-		cr_sc_sha256(b->insns, b->len * sizeof(*b->insns), d);
-		cr_hex(d, 32, hex);
-		assert_string_equal(i.sha256, hex);
-	}
+	assert_builtin_digest("default", i.sha256);
 	s = cr_seccomp_free(s);
 
 	assert_int_equal(cr_seccomp_prepare(CR_SECCOMP_STRICT, NULL, false, false, &s, msg, sizeof(msg)), 0);
@@ -903,15 +907,7 @@ static void test_describe(void **state)
 	assert_int_equal(cr_seccomp_prepare(CR_SECCOMP_STRICT, NULL, true, true, &s, msg, sizeof(msg)), 0);
 	cr_seccomp_describe(s, &i);
 	assert_string_equal(i.ptrace, "sandbox");
-	{
-		const struct cr_sc_builtin *b = builtin("strict-ptrace", CR_SECCOMP_NATIVE_ARCH);
-		uint8_t d[32];
-		char hex[65];
-
-		cr_sc_sha256(b->insns, b->len * sizeof(*b->insns), d);
-		cr_hex(d, 32, hex);
-		assert_string_equal(i.sha256, hex);
-	}
+	assert_builtin_digest("strict-ptrace", i.sha256);
 	s = cr_seccomp_free(s);
 	assert_int_equal(cr_seccomp_prepare(CR_SECCOMP_PROFILE, "/nonexistent", true, true, &s, msg,
 					    sizeof(msg)),
