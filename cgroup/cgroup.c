@@ -751,7 +751,8 @@ static void v2_user_base_dry(const char *mount, char *base)
 		return;
 	*slash = '\0';
 	pfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (pfd < 0 || procs_empty(pfd, false) <= 0)
+	if (pfd < 0 || faccessat(pfd, "cgroup.subtree_control", W_OK, 0) < 0 ||
+	    procs_empty(pfd, false) <= 0)
 		*slash = '/'; /* the parent is unusable: report the own cgroup */
 }
 

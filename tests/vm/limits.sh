@@ -269,6 +269,47 @@ for mode in root user scope; do
 		[ "$stale" = 1 ]
 done
 
+# corral doctor's cgroup_delegation where uid 1000 has no usable delegated cgroup: a cgroup of
+# root's (none), a delegated one whose parent hands out memory and pids but not cpu (partial),
+# and a delegated one shared with another process under a parent of root's (shared). Root moves
+# the shell into the cgroup, then su execs down to corral, alone there.
+doctor_in() {
+	ST=$(cd /tmp && sh -c 'echo $$ >"$1/cgroup.procs" && exec su -s /bin/sh tester -c "exec corral doctor --json"' \
+		sh "$1" </dev/null 2>/dev/null)
+	RC=$?
+}
+# user_cgroup DIR: DIR delegated to uid 1000, as systemd's Delegate=yes makes it.
+user_cgroup() {
+	mkdir "$1" && chown 1000:1000 "$1" "$1/cgroup.procs" "$1/cgroup.threads" "$1/cgroup.subtree_control"
+}
+mkdir "$CG/plain"
+doctor_in "$CG/plain"
+has "no delegation: corral doctor's cgroup_delegation is missing (none) and gives the recipe; memory falls back to an rlimit" \
+	'"name":"cgroup_delegation","state":"missing","required":false,"value":"none"' \
+	'fix":"run corral in a delegated cgroup of its own: systemd-run --user --scope -p Delegate=yes corral ...' \
+	'loginctl enable-linger tester' 'in a CI container: run the job as root, or give it a delegated cgroup' \
+	'"name":"limit_memory","state":"degraded","required":false,"value":"rlimit"' '"ready":true'
+mkdir "$CG/partial"
+echo "+memory +pids" >"$CG/partial/cgroup.subtree_control"
+user_cgroup "$CG/partial/scope"
+doctor_in "$CG/partial/scope"
+has "a delegated cgroup without cpu: cgroup_delegation is degraded (partial), names cpu and the Delegate= drop-in" \
+	'"name":"cgroup_delegation","state":"degraded","required":false,"value":"partial"' \
+	'cannot hand out [cpu]; it can: [memory pids]' '[Service] Delegate=cpu memory pids' \
+	'"name":"limit_memory","state":"ok","required":false,"value":"cgroup2"' \
+	'"name":"limit_cpu","state":"missing","required":false,"value":"none"'
+mkdir "$CG/shared"
+user_cgroup "$CG/shared/user"
+sh -c 'echo $$ >"$1/cgroup.procs" && exec sleep 60' sh "$CG/shared/user" &
+spid=$!
+doctor_in "$CG/shared/user"
+kill "$spid"
+wait "$spid" 2>/dev/null
+has "a delegated cgroup shared with another process, its parent root's: cgroup_delegation is degraded (shared), with the recipe" \
+	'"name":"cgroup_delegation","state":"degraded","required":false,"value":"shared"' \
+	'but other processes are in it and its parent cannot take corral' \
+	'systemd-run --user --scope -p Delegate=yes corral'
+
 diag "limits suite: $(($(ms) - start)) ms"
 echo "TAP: 1..$N"
 rm -rf "$T"
