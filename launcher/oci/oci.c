@@ -24,20 +24,11 @@ extern char **environ;
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/session/state.h"
+#include "oci-internal.h"
 #include "oci.h"
 #include "state.h"
 
-/* A command that ran and failed (runc's convention, which engines expect); bad usage is
- * CR_EXIT_SETUP, as for every corral command. */
-#define OCI_EXIT_FAILED 1
-
 #define JSON_PRETTY (JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
-
-struct oci_opts {
-	const char *root; /* NULL: the default for this caller */
-	const char *log;  /* NULL: stderr only */
-	bool log_json;
-};
 
 static const char usage[] =
 	"Usage: corral oci [GLOBAL OPTIONS] COMMAND [ARGS]\n"
@@ -49,7 +40,11 @@ static const char usage[] =
 	"Commands:\n"
 	"  features         the runtime-spec features document (JSON): what corral implements\n"
 	"  state ID         the state of container ID (runtime-spec state JSON)\n"
-	"  create, start, kill, delete, exec, ps\n"
+	"  create [--bundle DIR] [--pid-file FILE] [--console-socket PATH] [--preserve-fds N]\n"
+	"         [--no-pivot] [--no-new-keyring] ID\n"
+	"                   reads DIR/config.json and says what corral refuses in it; running\n"
+	"                   the container is not implemented yet, so it fails, saying so\n"
+	"  start, kill, delete, exec, ps\n"
 	"                   not implemented yet: they fail, saying so\n"
 	"\n"
 	"Global options:\n"
@@ -61,9 +56,7 @@ static const char usage[] =
 	"  -h, --help       show this text\n"
 	"  -v, --version    print the version and the runtime-spec version\n";
 
-/* "corral oci: MESSAGE" on stderr, and a line in the --log file. */
-static void oci_error(const struct oci_opts *o, const char *fmt, ...) _printf_(2, 3);
-static void oci_error(const struct oci_opts *o, const char *fmt, ...)
+void oci_error(const struct oci_opts *o, const char *fmt, ...)
 {
 	_cleanup_close_ int fd = -EBADF;
 	_cleanup_free_ char *line = NULL;
@@ -139,7 +132,7 @@ static int cmd_state(const struct oci_opts *o, int argc, char **argv)
 
 static int dispatch(const struct oci_opts *o, int argc, char **argv)
 {
-	static const char *const later[] = { "create", "start", "kill", "delete", "exec", "ps",
+	static const char *const later[] = { "start", "kill", "delete", "exec", "ps",
 					     "run", "pause", "resume", "update", "events", "list",
 					     "checkpoint", "restore", "spec", NULL };
 	const char *cmd = argv[0];
@@ -148,6 +141,8 @@ static int dispatch(const struct oci_opts *o, int argc, char **argv)
 		return cmd_features(o, argc, argv);
 	if (strcmp(cmd, "state") == 0)
 		return cmd_state(o, argc, argv);
+	if (strcmp(cmd, "create") == 0)
+		return oci_cmd_create(o, argc, argv);
 	if (strcmp(cmd, "help") == 0) {
 		fputs(usage, stdout);
 		return 0;

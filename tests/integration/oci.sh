@@ -1,8 +1,9 @@
 #!/bin/bash
 # oci: `corral oci`, the OCI runtime door, as far as it goes (docs/oci.md): --version, --help,
 # `features` (the runtime-spec features JSON), the same entry under the name corral-oci, `state
-# ID` over a state root, errors on stderr and as JSON lines in --log (where containerd and Docker
-# read them), and the commands not there yet failing with a message. As root and as the
+# ID` over a state root, `create` reading the bundle's config.json (and then failing: running
+# containers comes next), errors on stderr and as JSON lines in --log (where containerd and
+# Docker read them), and the commands not there yet failing with a message. As root and as the
 # unprivileged user. `state` is attacked the way a neighbour would: ids that climb out of the
 # root, a root or container directory others can write or that is a symlink, a state.json that
 # is a symlink or huge, a pid that now names another process; each beside a positive control
@@ -92,9 +93,34 @@ for m in $MODES; do
 	log=$CR_TMP/oci-log-$m.json
 	own "$m" "$root"
 	touch "$log" && chown "$uid" "$log"
-	oci "$m" --root "$root" --log "$log" --log-format json create --bundle /nonexistent --pid-file /dev/null c9
-	is "$m: create is not there yet: it fails (exit 1) saying so, on stderr and as a JSON line in --log" \
-		'[ "$RC" = 1 ] && [[ $ERR == "corral oci: create: not implemented yet"* ]] && [ "$(json_get "$(tail -n 1 "$log")" "[d[\"level\"], d[\"msg\"].startswith(\"create: not implemented yet\"), len(d[\"time\"])]")" = "['"'"'error'"'"', True, 20]" ]'
+	oci "$m" --root "$root" --log "$log" --log-format json start c9
+	is "$m: start is not there yet: it fails (exit 1) saying so, on stderr and as a JSON line in --log" \
+		'[ "$RC" = 1 ] && [[ $ERR == "corral oci: start: not implemented yet"* ]] && [ "$(json_get "$(tail -n 1 "$log")" "[d[\"level\"], d[\"msg\"].startswith(\"start: not implemented yet\"), len(d[\"time\"])]")" = "['"'"'error'"'"', True, 20]" ]'
+
+	# --- create: the options engines pass, and config.json read -------------------------------
+	b=$CR_TMP/bundle-$m
+	mkdir -p "$b/rootfs" "$b-rdt" "$b-link"
+	cp "$CR_TESTS_DIR/unit/fixtures/oci/runc-spec.json" "$b/config.json"
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["linux"]["intelRdt"] = {"closID": "x"}; json.dump(d, open(sys.argv[2], "w"))' \
+		"$b/config.json" "$b-rdt/config.json"
+	ln -s "$b/config.json" "$b-link/config.json"
+	chmod -R a+rX "$b" "$b-rdt" "$b-link"
+	oci "$m" --root "$root" --log "$log" --log-format json create --bundle "$b" --pid-file "$CR_TMP/pid" \
+		--console-socket "$CR_TMP/sock" --preserve-fds 2 --no-pivot c9
+	is "$m: create with runc spec's config.json and every option engines pass: read, then exit 1 saying running containers is not implemented yet (and logged)" \
+		'[ "$RC" = 1 ] && [[ $ERR == *"config.json is one corral can read, but running containers is not implemented yet"* ]] && [ "$(json_get "$(tail -n 1 "$log")" "d[\"msg\"].startswith(\"create c9: \")")" = True ]'
+	oci "$m" --root "$root" create --bundle "$b-rdt" c9
+	is "$m: create with a field corral does not implement (linux.intelRdt): refused, the field named" \
+		'[ "$RC" = 1 ] && [[ $ERR == *"config.json: linux.intelRdt: not supported by corral"* ]]'
+	oci "$m" --root "$root" create --bundle "$b-link" c9
+	is "$m: create with a config.json that is a symlink: refused" \
+		'[ "$RC" = 1 ] && [[ $ERR == *"config.json: Too many levels of symbolic links"* ]]'
+	oci "$m" --root "$root" create --bundle "$b" ../c9
+	is "$m: create with an id that climbs out of the root: refused" '[ "$RC" = 1 ] && [[ $ERR == *"container id"* ]]'
+	oci "$m" --root "$root" create --bundle "$b" --frob c9
+	is "$m: create with an unknown option: 125" '[ "$RC" = 125 ] && [[ $ERR == *"create: unknown option '"'"'--frob'"'"'"* ]]'
+	oci "$m" --root "$root" create --bundle "$b"
+	is "$m: create without an id: 125" '[ "$RC" = 125 ] && [[ $ERR == *"usage: corral oci create"* ]]'
 	oci "$m" frobnicate
 	is "$m: an unknown command: 125" '[ "$RC" = 125 ] && [[ $ERR == *"unknown command '"'"'frobnicate'"'"'"* ]]'
 
