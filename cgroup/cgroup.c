@@ -751,7 +751,8 @@ static void v2_user_base_dry(const char *mount, char *base)
 		return;
 	*slash = '\0';
 	pfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (pfd < 0 || procs_empty(pfd, false) <= 0)
+	if (pfd < 0 || faccessat(pfd, "cgroup.subtree_control", W_OK, 0) < 0 ||
+	    procs_empty(pfd, false) <= 0)
 		*slash = '/'; /* the parent is unusable: report the own cgroup */
 }
 
@@ -796,4 +797,45 @@ void cr_cgroup_probe_modes(enum cr_limit_mode modes[_CR_LIMIT_MAX], char *detail
 		if (h->v1_mount[c][0] && len < size)
 			len += (size_t)snprintf(detail + len, size - len, "; cgroup v1 %s at %s%s",
 						cr_cgroup_ctl_name(c), h->v1_mount[c], h->v1_path[c]);
+}
+
+void cr_cgroup_probe_delegation(struct cr_cgroup_delegation_info *ret)
+{
+	const struct cr_cgroup_host *h = host();
+	struct cr_cgroup_delegation_info d = { .state = CR_DELEGATION_NONE };
+	_cleanup_close_ int fd = -EBADF;
+	char avail[256] = "";
+	size_t nc = 0, nm = 0;
+
+	if (cr_cgroup_v2_base(h, geteuid() == 0, d.base, sizeof(d.base)) < 0) {
+		d.base[0] = '\0';
+		*ret = d;
+		return;
+	}
+	if (geteuid() == 0) {
+		d.state = CR_DELEGATION_ROOT;
+		*ret = d;
+		return;
+	}
+	v2_user_base_dry(h->v2_mount, d.base);
+	fd = open(d.base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || faccessat(fd, "cgroup.subtree_control", W_OK, 0) < 0) {
+		*ret = d;
+		return;
+	}
+	(void)read_at(fd, "cgroup.controllers", avail, sizeof(avail));
+	for (int c = 0; c < _CR_CTL_MAX; c++) {
+		const char *name = cr_cgroup_ctl_name(c);
+
+		if (has_word(avail, name))
+			nc += (size_t)snprintf(d.controllers + nc, sizeof(d.controllers) - nc, "%s%s",
+					       nc ? " " : "", name);
+		else
+			nm += (size_t)snprintf(d.missing + nm, sizeof(d.missing) - nm, "%s%s",
+					       nm ? " " : "", name);
+	}
+	d.state = procs_empty(fd, true) == 0 ? CR_DELEGATION_SHARED
+		  : nm			      ? CR_DELEGATION_PARTIAL
+						      : CR_DELEGATION_OK;
+	*ret = d;
 }

@@ -25,6 +25,23 @@ const char *cr_cgroup_layout_to_string(enum cr_cgroup_layout layout)
 	}
 }
 
+const char *cr_cgroup_delegation_to_string(enum cr_cgroup_delegation d)
+{
+	switch (d) {
+	case CR_DELEGATION_ROOT:
+		return "root";
+	case CR_DELEGATION_OK:
+		return "delegated";
+	case CR_DELEGATION_PARTIAL:
+		return "partial";
+	case CR_DELEGATION_SHARED:
+		return "shared";
+	case CR_DELEGATION_NONE:
+	default:
+		return "none";
+	}
+}
+
 static bool is_fs(const char *path, long magic)
 {
 	struct statfs sfs;

@@ -34,7 +34,7 @@ struct cr_check {
 	bool required;	   /* corral run cannot work without it */
 	char value[64];	   /* short value, e.g. "7" for the Landlock ABI */
 	char detail[512];  /* a sentence for humans */
-	char fix[256];	   /* what to do about it; empty when nothing is needed */
+	char fix[512];	   /* what to do about it; empty when nothing is needed */
 };
 
 #define CR_PROBE_MAX_CHECKS 24

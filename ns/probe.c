@@ -2,6 +2,7 @@
 /* `corral doctor` for Linux: what this host lets corral enforce, and how to fix what it does not. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -235,6 +236,65 @@ static void check_limits(struct cr_probe *p)
 	}
 }
 
+/* How a user with no usable delegated cgroup gets one: for an interactive shell, for what runs
+ * without a login (services, cron, CI runners), and in a CI container. */
+static void delegation_fix(char *buf, size_t size)
+{
+	const struct passwd *pw = getpwuid(geteuid());
+
+	cr_say(buf, size,
+	       "run corral in a delegated cgroup of its own: systemd-run --user --scope -p Delegate=yes corral ...; without a login session (a service, cron, a CI runner): loginctl enable-linger %s first, or Delegate=yes in the unit that starts corral; in a CI container: run the job as root, or give it a delegated cgroup",
+	       pw ? pw->pw_name : "USER");
+}
+
+/* Whether the calling user's --memory, --pids and --cpu can use a delegated cgroup2 subtree,
+ * and how to get one when they cannot. */
+static void check_delegation(struct cr_probe *p)
+{
+	struct cr_cgroup_delegation_info d;
+	struct cr_check *c;
+
+	cr_cgroup_probe_delegation(&d);
+	c = add(p, "cgroup_delegation",
+		d.state == CR_DELEGATION_ROOT || d.state == CR_DELEGATION_OK ? CR_CHECK_OK
+		: d.state == CR_DELEGATION_NONE				      ? CR_CHECK_MISSING
+									      : CR_CHECK_DEGRADED,
+		false, cr_cgroup_delegation_to_string(d.state));
+	switch (d.state) {
+	case CR_DELEGATION_ROOT:
+		cr_say(c->detail, sizeof(c->detail),
+		       "corral runs as root: its runs' cgroups go in %s, no delegation is needed",
+		       d.base[0] ? d.base : "the cgroup v1 hierarchies");
+		return;
+	case CR_DELEGATION_OK:
+		cr_say(c->detail, sizeof(c->detail),
+		       "uid %u has a delegated cgroup2 subtree: --memory, --pids and --cpu are enforced by cgroup v2 in %s",
+		       geteuid(), d.base);
+		return;
+	case CR_DELEGATION_PARTIAL:
+		cr_say(c->detail, sizeof(c->detail),
+		       "uid %u has a delegated cgroup2 subtree, %s, but it cannot hand out [%s]; it can: [%s]",
+		       geteuid(), d.base, d.missing, d.controllers);
+		cr_say(c->fix, sizeof(c->fix),
+		       "the delegating unit must hand them out: Delegate=yes on it, or for user@%u.service a drop-in (systemctl edit user@%u.service, as root) with [Service] Delegate=cpu memory pids, then log in again",
+		       geteuid(), geteuid());
+		return;
+	case CR_DELEGATION_SHARED:
+		cr_say(c->detail, sizeof(c->detail),
+		       "uid %u's cgroup2 directory %s is delegated, but other processes are in it and its parent cannot take corral's runs",
+		       geteuid(), d.base);
+		break;
+	case CR_DELEGATION_NONE:
+	default:
+		cr_say(c->detail, sizeof(c->detail),
+		       "uid %u has no delegated cgroup2 subtree (%s%s): --memory and --pids fall back to cgroup v1 where it is writable, else to rlimits, and --cpu to a CPU affinity alone, without a quota",
+		       geteuid(), d.base[0] ? d.base : "no cgroup2 mounted",
+		       d.base[0] ? " is not writable" : "");
+		break;
+	}
+	delegation_fix(c->fix, sizeof(c->fix));
+}
+
 static void check_backends(struct cr_probe *p)
 {
 	struct cr_check *c = add(p, "backend", CR_CHECK_OK, true, "linux");
@@ -254,6 +314,7 @@ int cr_ns_probe(struct cr_probe *ret)
 	check_seccomp(&p);
 	check_cgroup(&p);
 	check_limits(&p);
+	check_delegation(&p);
 	*ret = p;
 	return 0;
 }

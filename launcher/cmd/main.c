@@ -13,6 +13,7 @@
 #include "launcher/base/exit-codes.h"
 #include "launcher/base/log.h"
 #include "run.h"
+#include "launcher/oci/oci.h"
 #include "launcher/serve/serve.h"
 
 static int help(const char *topic)
@@ -39,6 +40,10 @@ static int help(const char *topic)
 		char *args[] = { "serve", "--help", NULL };
 
 		return cr_serve_main(2, args);
+	} else if (topic && strcmp(topic, "oci") == 0) {
+		char *args[] = { "oci", "--help", NULL };
+
+		return cr_oci_main(2, args);
 	} else if (topic) {
 		cr_log_error("help: unknown command '%s'", topic);
 		return CR_EXIT_SETUP;
@@ -63,6 +68,9 @@ int main(int argc, char **argv)
 
 	ensure_std_fds();
 
+	/* Engines that take one runtime binary path get corral-oci, a link to corral. */
+	if (argc > 0 && strcmp(basename(argv[0]), "corral-oci") == 0)
+		return cr_oci_main(argc, argv);
 	if (!cmd) {
 		fputs(cr_main_usage, stderr);
 		return CR_EXIT_SETUP;
@@ -79,6 +87,8 @@ int main(int argc, char **argv)
 		return cr_serve_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "check") == 0)
 		return cr_check_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "oci") == 0)
+		return cr_oci_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0)
 		return help(strcmp(cmd, "help") == 0 && argc > 2 ? argv[2] : NULL);
 	if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {

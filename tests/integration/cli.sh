@@ -422,9 +422,10 @@ for mode in $MODES; do
 		'checks.8.name="limit_pids"' 'checks.9.name="limit_cpu"' 'checks.10.name="limit_cpu_time"' \
 		'checks.11.name="limit_file_size"' 'checks.12.name="limit_open_files"' \
 		checks.12.required=false 'checks.12.state="ok"' 'checks.12.value="rlimit"' \
-		'checks.13.name="state_dir"' 'checks.13.state="ok"' 'checks.13.value="XDG_STATE_HOME"' \
-		checks.13.required=false state_dir:type=string \
-		'checks.14.name="trial_run"' 'checks.14.state="ok"' checks.14.required=true
+		'checks.13.name="cgroup_delegation"' checks.13.required=false \
+		'checks.14.name="state_dir"' 'checks.14.state="ok"' 'checks.14.value="XDG_STATE_HOME"' \
+		checks.14.required=false state_dir:type=string \
+		'checks.15.name="trial_run"' 'checks.15.state="ok"' checks.15.required=true
 	check "$mode: corral doctor --json exits 0 with ready true" eval '[ "$RC" = 0 ]'
 	OUT=$(as "$mode" "$CORRAL" doctor --bogus 2>&1)
 	RC=$?

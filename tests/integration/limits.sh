@@ -75,6 +75,30 @@ for m in $MODES; do
 	[ "$m" = root ] && [ "$mem" = none ] && mem=rlimit
 	[ "$m" = root ] && [ "$pids" = none ] && pids=rlimit
 
+	# --- corral doctor: a delegated cgroup for this uid, or how to get one ----------------------
+	# The suite's user has none on this host (no writable cgroup2 directory, as the rlimit
+	# modes above assume): doctor must say so and give the recipe, in JSON and in text.
+	as "$m" "$CORRAL" doctor --json >"$ST" 2>"$CR_TMP/stderr"
+	RC=$? OUT='' ERR=$(<"$CR_TMP/stderr")
+	if [ "$m" = root ]; then
+		jcheck "$m: corral doctor --json: cgroup_delegation is ok with the value root, no fix" \
+			'[.checks[] | select(.name == "cgroup_delegation")] as $c | ($c | length) == 1 and
+			 $c[0].state == "ok" and $c[0].value == "root" and $c[0].fix == null and
+			 $c[0].required == false'
+	else
+		jcheck "$m: corral doctor --json: cgroup_delegation is missing (value none) and its fix gives the systemd-run scope, enable-linger for services and root or a delegated cgroup for CI containers" \
+			'[.checks[] | select(.name == "cgroup_delegation")] as $c | ($c | length) == 1 and
+			 $c[0].state == "missing" and $c[0].value == "none" and $c[0].required == false and
+			 ($c[0].detail | test("uid [0-9]+ has no delegated cgroup2 subtree")) and
+			 ($c[0].fix | contains("systemd-run --user --scope -p Delegate=yes corral")) and
+			 ($c[0].fix | test("loginctl enable-linger [a-z]")) and
+			 ($c[0].fix | contains("in a CI container: run the job as root, or give it a delegated cgroup")) and
+			 .ready == true'
+		OUT=$(as "$m" "$CORRAL" doctor 2>&1)
+		check "$m: corral doctor (text) prints the cgroup_delegation line and its fix" \
+			eval 'grep -q "^missing *cgroup_delegation none$" <<<"$OUT" && grep -q "fix: run corral in a delegated cgroup of its own: systemd-run --user --scope -p Delegate=yes" <<<"$OUT"'
+	fi
+
 	# --- the default ---------------------------------------------------------------------------
 	sbj "$m" "$ws" -- sh -c 'echo core=$(ulimit -c); cat /proc/self/cgroup'
 	jcheck "$m: no option: pids is limited to 4096 by $pids, memory has its default, core dumps off (RLIMIT_CORE 0), every limit reported" \

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/* `corral oci create`: the options engines pass (podman through conmon, containerd's shim,
+ * dockerd), the container id, and the bundle's config.json read with the parser, so that a
+ * caller learns what corral refuses in it. Running the container comes next (docs/oci.md):
+ * until then create fails, saying so, after the config was read. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bundle.h"
+#include "launcher/base/exit-codes.h"
+#include "launcher/base/macro.h"
+#include "launcher/base/parse-util.h"
+#include "oci-internal.h"
+#include "state.h"
+
+/* config.json with a long seccomp allowlist is some 60 KB: a larger one than this is refused. */
+#define CONFIG_MAX (4 * 1024 * 1024)
+
+struct create_opts {
+	const char *bundle, *pid_file, *console_socket, *id;
+	uint64_t preserve_fds;
+	bool no_pivot, no_new_keyring;
+};
+
+/* @bundle/config.json, not followed through a symlink, at most CONFIG_MAX bytes, into *@ret. */
+static int read_config(const char *bundle, char **ret, size_t *ret_len, char *err, size_t size)
+{
+	_cleanup_close_ int dfd = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd = -EBADF;
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	ssize_t n;
+
+	if (dfd < 0)
+		return snprintf(err, size, "bundle %s: %m", bundle), negative_errno();
+	fd = openat(dfd, "config.json", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return snprintf(err, size, "%s/config.json: %m", bundle), negative_errno();
+	if (fstat(fd, &st) < 0)
+		return snprintf(err, size, "%s/config.json: %m", bundle), negative_errno();
+	if (!S_ISREG(st.st_mode))
+		return snprintf(err, size, "%s/config.json: not a regular file", bundle), -EINVAL;
+	if (st.st_size > CONFIG_MAX)
+		return snprintf(err, size, "%s/config.json: larger than %d bytes", bundle, CONFIG_MAX),
+		       -EFBIG;
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		return -ENOMEM;
+	n = read(fd, buf, (size_t)st.st_size + 1);
+	if (n < 0)
+		return snprintf(err, size, "%s/config.json: %m", bundle), negative_errno();
+	if (n > st.st_size)
+		return snprintf(err, size, "%s/config.json: it grew while read", bundle), -EAGAIN;
+	*ret = TAKE_PTR(buf);
+	*ret_len = (size_t)n;
+	return 0;
+}
+
+/* The options of create, "--opt VALUE" or "--opt=VALUE", then the id. 0, or CR_EXIT_SETUP. */
+static int parse_options(const struct oci_opts *o, int argc, char **argv, struct create_opts *c)
+{
+	static const char *const with_value[] = { "--bundle", "-b", "--pid-file",
+						  "--console-socket", "--preserve-fds", NULL };
+	int i = 1;
+
+	*c = (struct create_opts){ .bundle = "." };
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i], *eq = strchr(a, '='), *v = NULL;
+		size_t n = eq ? (size_t)(eq - a) : strlen(a);
+		int k = 0;
+
+		if (strcmp(a, "--no-pivot") == 0) {
+			c->no_pivot = true;
+			continue;
+		}
+		if (strcmp(a, "--no-new-keyring") == 0) {
+			c->no_new_keyring = true;
+			continue;
+		}
+		while (with_value[k] && (strlen(with_value[k]) != n || strncmp(with_value[k], a, n) != 0))
+			k++;
+		if (!with_value[k]) {
+			oci_error(o, "create: unknown option '%s'", a);
+			return CR_EXIT_SETUP;
+		}
+		v = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
+		if (!v) {
+			oci_error(o, "create: %s needs a value", a);
+			return CR_EXIT_SETUP;
+		}
+		if (k <= 1)
+			c->bundle = v;
+		else if (k == 2)
+			c->pid_file = v;
+		else if (k == 3)
+			c->console_socket = v;
+		else if (cr_parse_uint(v, 0, INT_MAX, &c->preserve_fds) < 0) {
+			oci_error(o, "create: --preserve-fds: '%s' is not a count", v);
+			return CR_EXIT_SETUP;
+		}
+	}
+	if (i != argc - 1) {
+		oci_error(o, "usage: corral oci create [--bundle DIR] [--pid-file FILE] [--console-socket PATH] [--preserve-fds N] ID");
+		return CR_EXIT_SETUP;
+	}
+	c->id = argv[i];
+	return 0;
+}
+
+int oci_cmd_create(const struct oci_opts *o, int argc, char **argv)
+{
+	_cleanup_free_ char *text = NULL;
+	char err[CR_OCI_ERR_MAX + PATH_MAX] = "";
+	struct cr_oci_config config;
+	struct create_opts c;
+	size_t len = 0;
+	int r;
+
+	r = parse_options(o, argc, argv, &c);
+	if (r != 0)
+		return r;
+	r = cr_oci_id_check(c.id, err, sizeof(err));
+	r = r ?: read_config(c.bundle, &text, &len, err, sizeof(err));
+	if (r < 0) {
+		oci_error(o, "create %s: %s", c.id, err[0] ? err : strerror(-r));
+		return OCI_EXIT_FAILED;
+	}
+	r = cr_oci_config_parse(text, len, &config, err, sizeof(err));
+	if (r < 0) {
+		oci_error(o, "create %s: %s/config.json: %s", c.id, c.bundle,
+			  err[0] ? err : strerror(-r));
+		return OCI_EXIT_FAILED;
+	}
+	if (!config.process.present)
+		oci_error(o, "create %s: %s/config.json: process: is required to create a container",
+			  c.id, c.bundle);
+	else
+		oci_error(o, "create %s: %s/config.json is one corral can read, but running containers is not implemented yet (docs/oci.md)",
+			  c.id, c.bundle);
+	cr_oci_config_done(&config);
+	return OCI_EXIT_FAILED;
+}

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/* `corral oci`: the global options engines pass (--root, --log, --log-format), the commands, and
+ * errors reported where the engine looks for them (stderr, and the --log file: containerd and
+ * Docker read the last error line of log.json when a call fails). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+extern char **environ;
+
+#include "bundle.h"
+#include "features.h"
+#include "launcher/base/exit-codes.h"
+#include "launcher/base/fd-util.h"
+#include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
+#include "launcher/base/log.h"
+#include "launcher/base/macro.h"
+#include "launcher/session/state.h"
+#include "oci-internal.h"
+#include "oci.h"
+#include "state.h"
+
+#define JSON_PRETTY (JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
+
+static const char usage[] =
+	"Usage: corral oci [GLOBAL OPTIONS] COMMAND [ARGS]\n"
+	"\n"
+	"corral as an OCI runtime (runtime-spec " CR_OCI_VERSION_MIN " to " CR_OCI_VERSION_MAX
+	"), for podman, containerd and Docker.\n"
+	"Started: see docs/oci.md for what is implemented.\n"
+	"\n"
+	"Commands:\n"
+	"  features         the runtime-spec features document (JSON): what corral implements\n"
+	"  state ID         the state of container ID (runtime-spec state JSON)\n"
+	"  create [--bundle DIR] [--pid-file FILE] [--console-socket PATH] [--preserve-fds N]\n"
+	"         [--no-pivot] [--no-new-keyring] ID\n"
+	"                   reads DIR/config.json and says what corral refuses in it; running\n"
+	"                   the container is not implemented yet, so it fails, saying so\n"
+	"  start, kill, delete, exec, ps\n"
+	"                   not implemented yet: they fail, saying so\n"
+	"\n"
+	"Global options:\n"
+	"  --root DIR       where container state lives (default /run/corral-oci for root,\n"
+	"                   $XDG_RUNTIME_DIR/corral-oci for a user)\n"
+	"  --log FILE       also append errors to FILE\n"
+	"  --log-format text|json  the format of --log's lines (default text)\n"
+	"  --debug          print debugging messages on stderr\n"
+	"  -h, --help       show this text\n"
+	"  -v, --version    print the version and the runtime-spec version\n";
+
+void oci_error(const struct oci_opts *o, const char *fmt, ...)
+{
+	_cleanup_close_ int fd = -EBADF;
+	_cleanup_free_ char *line = NULL;
+	char msg[2048], now[32];
+	json_object *j;
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "corral oci: %s\n", msg);
+	if (!o->log)
+		return;
+	cr_audit_now(now);
+	j = json_object_new_object();
+	if (o->log_json && cr_json_add(j, "level", json_object_new_string("error")) == 0 &&
+	    cr_json_add(j, "msg", json_object_new_string(msg)) == 0 &&
+	    cr_json_add(j, "time", json_object_new_string(now)) == 0)
+		line = cr_json_text(j, JSON_C_TO_STRING_PLAIN);
+	else if (!o->log_json && asprintf(&line, "time=\"%s\" level=error msg=\"%s\"", now, msg) < 0)
+		line = NULL;
+	json_object_put(j);
+	fd = open(o->log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (!line || fd < 0 || cr_write_all(fd, line, strlen(line)) < 0 ||
+	    cr_write_all(fd, "\n", 1) < 0)
+		fprintf(stderr, "corral oci: cannot write the error to --log %s\n", o->log);
+}
+
+static int print_json(const struct oci_opts *o, json_object *j)
+{
+	int r = j ? cr_json_puts(j, JSON_PRETTY, stdout) : -ENOMEM;
+
+	json_object_put(j);
+	if (r == 0 && fflush(stdout) != 0)
+		r = -EIO;
+	if (r < 0)
+		oci_error(o, "cannot write the JSON: %s", strerror(-r));
+	return r < 0 ? OCI_EXIT_FAILED : 0;
+}
+
+static int cmd_features(const struct oci_opts *o, int argc, char **argv)
+{
+	if (argc != 1) {
+		oci_error(o, "features takes no argument ('%s')", argv[1]);
+		return CR_EXIT_SETUP;
+	}
+	return print_json(o, cr_oci_features_json());
+}
+
+static int cmd_state(const struct oci_opts *o, int argc, char **argv)
+{
+	char root[PATH_MAX], err[1024] = "";
+	struct cr_oci_state st;
+	int r;
+
+	if (argc != 2) {
+		oci_error(o, "usage: corral oci state ID");
+		return CR_EXIT_SETUP;
+	}
+	if (o->root)
+		r = snprintf(root, sizeof(root), "%s", o->root) >= (int)sizeof(root) ? -ENAMETOOLONG : 0;
+	else
+		r = cr_oci_root_default(environ, root, sizeof(root), err, sizeof(err));
+	r = r ?: cr_oci_state_read(root, argv[1], &st, err, sizeof(err));
+	if (r < 0) {
+		oci_error(o, "state %s: %s", argv[1], err[0] ? err : strerror(-r));
+		return OCI_EXIT_FAILED;
+	}
+	r = print_json(o, cr_oci_state_json(&st));
+	cr_oci_state_done(&st);
+	return r;
+}
+
+static int dispatch(const struct oci_opts *o, int argc, char **argv)
+{
+	static const char *const later[] = { "start", "kill", "delete", "exec", "ps",
+					     "run", "pause", "resume", "update", "events", "list",
+					     "checkpoint", "restore", "spec", NULL };
+	const char *cmd = argv[0];
+
+	if (strcmp(cmd, "features") == 0)
+		return cmd_features(o, argc, argv);
+	if (strcmp(cmd, "state") == 0)
+		return cmd_state(o, argc, argv);
+	if (strcmp(cmd, "create") == 0)
+		return oci_cmd_create(o, argc, argv);
+	if (strcmp(cmd, "help") == 0) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	for (size_t i = 0; later[i]; i++)
+		if (strcmp(cmd, later[i]) == 0) {
+			oci_error(o, "%s: not implemented yet (docs/oci.md says what is)", cmd);
+			return OCI_EXIT_FAILED;
+		}
+	oci_error(o, "unknown command '%s' (corral oci --help lists them)", cmd);
+	return CR_EXIT_SETUP;
+}
+
+/* A global option's value: "--opt VALUE" or "--opt=VALUE". NULL if @arg is not @opt. */
+static const char *value_of(const char *opt, int argc, char **argv, int *i, bool *ret_missing)
+{
+	size_t n = strlen(opt);
+
+	if (strncmp(argv[*i], opt, n) != 0)
+		return NULL;
+	if (argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (argv[*i][n] != '\0')
+		return NULL;
+	if (*i + 1 >= argc)
+		return *ret_missing = true, NULL;
+	return argv[++*i];
+}
+
+int cr_oci_main(int argc, char **argv)
+{
+	struct oci_opts o = {};
+	int i = 1;
+
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i], *v;
+		bool missing = false;
+
+		if ((v = value_of("--root", argc, argv, &i, &missing))) {
+			o.root = v;
+		} else if ((v = value_of("--log", argc, argv, &i, &missing))) {
+			o.log = v;
+		} else if ((v = value_of("--log-format", argc, argv, &i, &missing))) {
+			if (strcmp(v, "json") != 0 && strcmp(v, "text") != 0) {
+				oci_error(&o, "--log-format: '%s' is not text or json", v);
+				return CR_EXIT_SETUP;
+			}
+			o.log_json = strcmp(v, "json") == 0;
+		} else if (missing) {
+			oci_error(&o, "%s needs a value", a);
+			return CR_EXIT_SETUP;
+		} else if (strcmp(a, "--debug") == 0) {
+			cr_log_set_level(CR_LOG_DEBUG);
+		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (strcmp(a, "-v") == 0 || strcmp(a, "--version") == 0) {
+			printf("corral version %s\nspec: %s\n", CR_VERSION, CR_OCI_VERSION_MAX);
+			return 0;
+		} else if (strcmp(a, "--systemd-cgroup") == 0) {
+			oci_error(&o, "--systemd-cgroup: not supported by corral (it takes cgroupfs paths); set the engine's cgroup manager to cgroupfs");
+			return CR_EXIT_SETUP;
+		} else {
+			oci_error(&o, "unknown global option '%s' (corral oci --help lists them)", a);
+			return CR_EXIT_SETUP;
+		}
+	}
+	if (o.root && o.root[0] != '/') {
+		oci_error(&o, "--root: '%s' is not an absolute path", o.root);
+		return CR_EXIT_SETUP;
+	}
+	if (i >= argc) {
+		fputs(usage, stderr);
+		return CR_EXIT_SETUP;
+	}
+	return dispatch(&o, argc - i, argv + i);
+}
