@@ -264,6 +264,7 @@ int cr_ns_report(const struct cr_run *run, json_object *o)
 	r = r ?: cr_json_add(o, "new_session", json_object_new_boolean(true));
 	r = r ?: cr_json_add(o, "environment", env_keys(p->env));
 	r = r ?: cr_json_add(o, "path_hidden", strv_json(p->path_hidden));
+	r = r ?: cr_json_add(o, "unreadable", strv_json(p->unreadable));
 	r = r ?: cr_json_add(o, "secrets", cr_secrets_json(p->secrets, p->n_secrets));
 	r = r ?: cr_json_add(o, "kept_fds", fd_list(p));
 	r = r ?: cr_json_add(o, "hostname", json_object_new_string(p->hostname));

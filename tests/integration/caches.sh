@@ -160,6 +160,19 @@ for mode in $MODES; do
 		path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin warned=0 RC=0
 done
 
+# --- as root, a toolchain directory the sandbox's uid cannot read: said, not silent ---
+if [[ " $MODES " == *" root "* ]]; then
+	home=$(new_home root)
+	ws=$(mkws root)
+	mkdir -p "$home/.rustup/toolchains" "$home/.pyenv" && chmod 0700 "$home/.rustup" && chmod 0755 "$home/.pyenv"
+	hb root "$ws" "$home" --profile ci --json-status "$stdir/unreadable.json" -- sh -c '
+		ls ~/.rustup >/dev/null 2>&1; echo rustup=$?; ls ~/.pyenv >/dev/null; echo pyenv=$?'
+	OUT+=$'\n'"warned=$(grep -c "cannot read $home/.rustup (mode 0700, owner 0:0)" <<<"$ERR")"
+	OUT+=$'\n'"listed=$(json "$stdir/unreadable.json" 's["enforced"]["unreadable"]')"
+	res "root: ci: a 0700 ~/.rustup of root's is named in a warning and in enforced.unreadable (unreadable to uid 65534 inside); control: a 0755 ~/.pyenv reads" \
+		rustup='!0' pyenv=0 warned=1 "listed=['$home/.rustup']" RC=0
+fi
+
 # --- as root, the real toolchains of this host: cargo test in a fresh project, pyenv's python ---
 if [[ " $MODES " == *" root "* ]] && [ -x /root/.cargo/bin/cargo ] && [ -d /root/.rustup ]; then
 	proj=$(mktemp -d "$CR_TMP/rust.XXXXXX")
