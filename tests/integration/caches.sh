@@ -124,6 +124,16 @@ for mode in $MODES; do
 	res "$mode: with the state directory inside the workspace, the sandbox cannot move STATE/caches, plant a link there or hard-link the ledger into a cache; control: the cache is written" \
 		moved='!0' planted='!0' hardlink='!0' ledger='!0' control=0 host_c1=ok c2=no RC=0
 
+	# --- degraded mode (no user namespaces): the command runs without its caches, told so ---
+	OUT=$(cd "$ws" && as "$mode" env HOME="$home" timeout -k 5 30 "$PEER" deny-userns -- \
+		"$CORRAL" run --grant once --allow-degraded --cache t1='~/.cache/t1' \
+		--json-status "$stdir/deg-$mode.json" -- sh -c 'test -e ~/.cache/t1/f; echo seen=$?' 2>"$CR_TMP/stderr")
+	RC=$? ERR=$(<"$CR_TMP/stderr")
+	OUT+=$'\n'"warned=$(grep -c "degraded mode cannot show a cache.*without the caches at $home/.cache/t1" <<<"$ERR")"
+	OUT+=$'\n'"listed=$(json "$stdir/deg-$mode.json" 's["enforced"]["caches"]')"
+	res "$mode: degraded mode runs the command without its cache, says so on stderr, and lists none in the status" \
+		seen=1 warned=1 "listed=[]" RC=0
+
 	# --- the ci profile: its caches writable, kept, the toolchains in HOME read-only ---
 	mkdir -p "$home/.cargo/bin" "$home/bin-hidden" "$home/.config/git"
 	printf '#!/bin/sh\necho fake-cargo "$@"\n' >"$home/.cargo/bin/cargo"
