@@ -124,6 +124,21 @@ for mode in $MODES; do
 	res "$mode: with the state directory inside the workspace, the sandbox cannot move STATE/caches, plant a link there or hard-link the ledger into a cache; control: the cache is written" \
 		moved='!0' planted='!0' hardlink='!0' ledger='!0' control=0 host_c1=ok c2=no RC=0
 
+	# --- corral serve: a session of the ci profile gets the same caches ---
+	OUT=$(cd "$ws" && printf '%s\n' \
+		'{"type":"open_session","id":1,"session":"c","workspace":"'"$ws"'","profile":"ci"}' \
+		'{"type":"exec","id":2,"session":"c","argv":["sh","-c","echo served > ~/.npm/served && cat ~/.npm/made-by-serve-1 2>/dev/null; echo ok"]}' |
+		as "$mode" env HOME="$home" timeout 30 "$CORRAL" serve --stdio --no-audit 2>"$CR_TMP/stderr")
+	RC=$? ERR=$(<"$CR_TMP/stderr")
+	OUT=$(python3 -c 'import json, sys
+for l in sys.stdin:
+    m = json.loads(l)
+    if m["type"] == "exec_result": print("exit=%s" % m["exit_code"])
+    if m["type"] == "open_session_result": print("caches=%d" % len(m["enforced"]["caches"]))' <<<"$OUT" 2>&1)
+	OUT+=$'\n'"host=$(cat "$state/caches/npm/served" 2>&1)"
+	res "$mode: corral serve: a ci session has its nine caches, and a command writes to the npm cache on the host's side" \
+		caches=9 exit=0 host=served RC=0
+
 	# --- degraded mode (no user namespaces): the command runs without its caches, told so ---
 	OUT=$(cd "$ws" && as "$mode" env HOME="$home" timeout -k 5 30 "$PEER" deny-userns -- \
 		"$CORRAL" run --grant once --allow-degraded --cache t1='~/.cache/t1' \
