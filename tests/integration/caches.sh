@@ -95,6 +95,14 @@ for mode in $MODES; do
 	OUT+=$'\n'"state_entries=$extra"
 	res "$mode: from inside a cache, '..' is the sandbox's own directory (only t1 in it), not the state directory; a symlink to the ledger written through leads nowhere; the ledger stays whole JSON lines; control: the cache reads" \
 		up=t1, state_seen='!0' via_link='!0' ledger_json=ok ledger_x=0 state_entries= control=hello RC=0
+	# The command owns its cache's directory and may chmod it: the next run sets it back to 0700
+	# (and says so) rather than refuse it, or leave it open to others on the host.
+	hb "$mode" "$ws" "$home" --cache t1='~/.cache/t1' -- chmod 0777 "$home/.cache/t1"
+	hb "$mode" "$ws" "$home" --cache t1='~/.cache/t1' -- sh -c 'echo read=$(cat ~/.cache/t1/f)'
+	OUT+=$'\n'"mode=$(stat -c %a "$state/caches/t1")"
+	OUT+=$'\n'"said=$(grep -c 'cache t1: its directory was writable by group or others (mode 0777' <<<"$ERR")"
+	res "$mode: a cache's directory the command made 0777 is set back to 0700 by the next run, which says so and reads it" \
+		read=hello mode=700 said=1 RC=0
 	# A symlink planted where a cache's directory goes (toward the state directory itself): refused.
 	ln -s "$state" "$state/caches/evil"
 	hb "$mode" "$ws" "$home" --cache evil='~/evil' -- sh -c 'ls -A ~/evil'
