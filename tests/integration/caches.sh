@@ -162,6 +162,7 @@ for l in sys.stdin:
 	printf '#!/bin/sh\necho fake-cargo "$@"\n' >"$home/.cargo/bin/cargo"
 	chmod 0755 "$home/.cargo/bin/cargo"
 	echo 'token = "s3cret"' >"$home/.cargo/credentials.toml"
+	printf '[registry]\ntoken = "s3cret"\n' >"$home/.cargo/config.toml"
 	echo '//registry.npmjs.org/:_authToken=s3cret' >"$home/.npmrc"
 	printf '[user]\n\tname = caches-suite\n' >"$home/.gitconfig"
 	echo 'https://u:s3cret@example.org' >"$home/.config/git/credentials"
@@ -174,14 +175,14 @@ for l in sys.stdin:
 		echo npm=$(cat ~/.npm/made-by-run-1)
 		echo cargo=$(cargo build)
 		echo path=$PATH
-		echo creds=$(cat ~/.cargo/credentials.toml ~/.npmrc ~/.config/git/credentials 2>/dev/null | grep -c s3cret)
+		echo creds=$(cat ~/.cargo/credentials.toml ~/.cargo/config.toml ~/.npmrc ~/.config/git/credentials 2>/dev/null | grep -c s3cret)
 		echo git=$(git config --global user.name)
 		touch ~/.cargo/bin/x 2>/dev/null; echo tools_rw=$?'
 	OUT+=$'\n'"warned=$(grep -c "PATH inside the sandbox leaves out.*$home/bin-hidden" <<<"$ERR")"
 	OUT+=$'\n'"hidden=$(json "$stdir/ci-$mode.json" 's["enforced"]["path_hidden"]')"
 	OUT+=$'\n'"n_caches=$(json "$stdir/ci-$mode.json" 'len(s["enforced"]["caches"])')"
 	OUT+=$'\n'"host_owner=$(stat -c %u "$state/caches/go-build/made-by-run-1" 2>&1)"
-	res "$mode: ci: npm, go-build, go-mod, pip and cargo caches writable, owned by $owner on the host; ~/.cargo/bin's cargo runs, read-only; credentials.toml, ~/.npmrc and git's credentials hidden, ~/.gitconfig shown; PATH keeps ~/.cargo/bin and leaves out a hidden directory, named on stderr and in path_hidden" \
+	res "$mode: ci: npm, go-build, go-mod, pip and cargo caches writable, owned by $owner on the host; ~/.cargo/bin's cargo runs, read-only; credentials.toml, config.toml (a registry token), ~/.npmrc and git's credentials hidden, ~/.gitconfig shown; PATH keeps ~/.cargo/bin and leaves out a hidden directory, named on stderr and in path_hidden" \
 		npm=data "cargo=fake-cargo build" "path=$home/.cargo/bin:/usr/bin:/bin" creds=0 git=caches-suite \
 		tools_rw='!0' warned=1 "hidden=['$home/bin-hidden']" n_caches=9 host_owner="$owner" RC=0
 	! grep -q unwritable <<<"$OUT" || diag "$(grep unwritable <<<"$OUT")"
