@@ -10,7 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "capability.h"
+#include "path-env.h"
 #include "request.h"
 #include "env.h"
 #include "secret.h"
@@ -193,6 +195,47 @@ static int build_ids(const struct cr_run_options *o, bool is_root, struct cr_pol
 	return 0;
 }
 
+/* May host @uid/@gid (with no other group: the sandbox has none) read @st, and search it if a
+ * directory? */
+static bool readable_by(const struct stat *st, uint32_t uid, uint32_t gid)
+{
+	mode_t need = S_ISDIR(st->st_mode) ? 05 : 04; /* as "other" */
+
+	if (st->st_uid == uid)
+		need <<= 6;
+	else if (st->st_gid == gid)
+		need <<= 3;
+	return (st->st_mode & need) == need;
+}
+
+/* Root's sandbox runs as p->uid: a read-only path it may not read (a 0700 toolchain directory
+ * of root's) would be there and empty to it. Said once per path, on stderr and in the status. */
+static int check_readable(bool is_root, struct cr_policy *p)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; is_root && i < p->n_paths; i++) {
+		struct stat st;
+		char **v;
+
+		if (p->paths[i].access != CR_PATH_RO || stat(p->paths[i].path, &st) < 0 ||
+		    readable_by(&st, p->uid, p->gid))
+			continue;
+		cr_log_warning("the sandbox runs as host uid %u, which cannot read %s (mode %04o, owner %u:%u): it is shown but unreadable; make it readable (chmod o+rX), or pass --uid of a user that may read it",
+			       p->uid, p->paths[i].path, (unsigned)(st.st_mode & 07777),
+			       (unsigned)st.st_uid, (unsigned)st.st_gid);
+		v = reallocarray(p->unreadable, n + 2, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		p->unreadable = v;
+		v[n] = strdup(p->paths[i].path); /* NULL: the list ends there */
+		if (!v[n])
+			return -ENOMEM;
+		v[++n] = NULL;
+	}
+	return 0;
+}
+
 static int build_hostname(const struct cr_run_options *o, struct cr_policy *p, char *msg, size_t size)
 {
 	const char *h = o->hostname ?: CR_DEFAULT_HOSTNAME;
@@ -217,6 +260,26 @@ static int build_home(char *const *host_env, struct cr_policy *p)
 	}
 	p->home = strdup(home);
 	return p->home ? 0 : -ENOMEM;
+}
+
+/* The profile's caches, then --cache: "~" is the sandbox's HOME, so after build_home(). */
+static int build_caches(const struct cr_run_options *o, const struct cr_profile *prof,
+			struct cr_policy *p, char *msg, size_t size)
+{
+	size_t n_prof = prof ? prof->n_caches : 0;
+	int r = 0;
+
+	for (size_t i = 0; i < n_prof + o->n_caches && r >= 0; i++) {
+		bool cli = i >= n_prof;
+		const char *opt = cli ? "--cache" : "cache";
+		char *name = NULL, *path = NULL;
+
+		r = cr_cache_spec_parse(opt, cli ? o->caches[i - n_prof] : prof->caches[i].spec,
+					cli ? '=' : ':', p->home, &name, &path, msg, size);
+		if (r >= 0)
+			r = cr_cache_add(p, cli ? n_prof : 0, name, path, opt, msg, size);
+	}
+	return r;
 }
 
 static int build_fds(const struct cr_run_options *o, struct cr_policy *p, char *msg, size_t size)
@@ -412,6 +475,44 @@ static int check_wsl_env(const struct cr_run_options *o, const struct cr_policy 
 	return 0;
 }
 
+/* Did the options name PATH themselves (--keep-env PATH, --setenv PATH=...)? */
+static bool path_given(const struct cr_run_options *o)
+{
+	for (size_t i = 0; i < o->n_keep_env; i++)
+		if (strcmp(o->keep_env[i], "PATH") == 0)
+			return true;
+	for (size_t i = 0; i < o->n_setenv; i++)
+		if (strncmp(o->setenv[i], "PATH=", 5) == 0)
+			return true;
+	return false;
+}
+
+/* PATH with [process] path = inherit: the caller's, less what the sandbox does not show
+ * (path-env.h), unless the options name it; without the driver's system paths (tests, doctor)
+ * the standard one stays. */
+static int build_path(const struct cr_policy_input *in, const struct cr_run_options *o,
+		      struct cr_policy *p)
+{
+	_cleanup_free_ char *path = NULL;
+	char *kv;
+	int r;
+
+	if (!in->profile || !in->profile->inherit_path || !in->system_paths || path_given(o))
+		return 0;
+	r = cr_sandbox_path(p, in->system_paths, cr_env_get(in->host_env, "PATH"), &path,
+			    &p->path_hidden);
+	if (r < 0)
+		return r;
+	for (char **e = p->env; *e; e++)
+		if (strncmp(*e, "PATH=", 5) == 0) {
+			if (asprintf(&kv, "PATH=%s", path) < 0)
+				return -ENOMEM;
+			free(*e);
+			*e = kv;
+		}
+	return 0;
+}
+
 /* The environment: --keep-env, --setenv, then the environment secrets, whose values move from
  * p->secrets into p->env (and nowhere else). */
 static int build_env(const struct cr_policy_input *in, const struct cr_run_options *o,
@@ -460,11 +561,15 @@ static int build_all(const struct cr_policy_input *in, const struct cr_run_optio
 	if (r >= 0)
 		r = build_ids(o, in->is_root, p, msg, size);
 	if (r >= 0)
+		r = check_readable(in->is_root, p);
+	if (r >= 0)
 		r = build_hosts(o, in->profile, p);
 	if (r >= 0)
 		r = build_hostname(o, p, msg, size);
 	if (r >= 0)
 		r = build_home(in->host_env, p);
+	if (r >= 0)
+		r = build_caches(o, in->profile, p, msg, size);
 	if (r >= 0)
 		r = build_fds(o, p, msg, size);
 	if (r >= 0)
@@ -477,6 +582,8 @@ static int build_all(const struct cr_policy_input *in, const struct cr_run_optio
 		r = check_wsl_env(o, p, msg, size);
 	if (r >= 0)
 		r = build_env(in, o, p);
+	if (r >= 0)
+		r = build_path(in, o, p);
 	return r;
 }
 
