@@ -111,6 +111,17 @@ static int check_policy(const struct cr_policy *p, struct cr_setup_error *err)
 					  p->paths[i].path, synthetic_roots[j]);
 				return -EINVAL;
 			}
+	for (size_t i = 0; i < p->n_caches; i++)
+		for (size_t j = 0; j < ELEMENTSOF(synthetic_roots); j++)
+			if (cr_path_is_within(p->caches[i].path, synthetic_roots[j]) ||
+			    !p->caches[i].dir) {
+				set_error(err, CR_STAGE_MOUNTS, EINVAL,
+					  !p->caches[i].dir
+						  ? "cache %s: its directory was not made (%s)"
+						  : "--cache %s=%s: paths under /proc and /dev are made by the sandbox itself",
+					  p->caches[i].name, p->caches[i].path);
+				return -EINVAL;
+			}
 	for (size_t j = 0; j < ELEMENTSOF(synthetic_roots); j++)
 		if (cr_path_is_within(p->workspace, synthetic_roots[j])) {
 			set_error(err, CR_STAGE_MOUNTS, EINVAL,
@@ -156,6 +167,20 @@ static void warn_unwritable_workspace(const struct cr_policy *p, const struct cr
 		cr_log_warning("the sandbox runs as host uid %u, which cannot write to the workspace %s "
 			       "(owned by root); chown it to uid %u or pass --uid of a user that owns it",
 			       m->outside_uid, p->workspace, m->outside_uid);
+}
+
+/* The caller's PATH entries that the sandbox does not show (launcher/policy/path-env.h). */
+static void warn_path_hidden(const struct cr_policy *p)
+{
+	char list[1024] = "";
+	size_t n = 0;
+
+	for (char **e = p->path_hidden; e && *e && n < sizeof(list); e++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "",
+				      **e ? *e : "(empty: the working directory)");
+	if (n)
+		cr_log_warning("PATH inside the sandbox leaves out what it does not show: %s (to keep one, show its directory: --ro DIR, or read_if_exists = DIR in a profile)",
+			       list);
 }
 
 /* Physical memory, read once per process: the default memory limit and the tmpfs sizes are
@@ -367,6 +392,7 @@ static int linux_prepare(const struct cr_policy *p, struct cr_run **ret,
 		return r;
 	}
 	warn_unwritable_workspace(p, &run->ctx.idmap, &run->ctx.plan);
+	warn_path_hidden(p);
 	for (size_t i = 0; i < run->ctx.plan.n_ops; i++) {
 		const struct cr_mount_op *op = &run->ctx.plan.ops[i];
 		const char *src = op->kind == CR_MOUNT_TEXT ? NULL : op->src; /* not the id */

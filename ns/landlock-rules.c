@@ -107,6 +107,10 @@ static int check_host_op(const struct cr_mount_plan *mounts, const struct cr_mou
 		return cr_msg(msg, size, -EINVAL,
 			      "degraded mode cannot keep %s in place: without a mount namespace nothing stops the command from renaming it, and corral's own files lie below it (run without --allow-degraded, or choose writable paths that do not contain corral's files)",
 			      op->dst);
+	if (op->kind == CR_MOUNT_BIND && strcmp(op->src, op->dst) != 0)
+		return cr_msg(msg, size, -EINVAL,
+			      "degraded mode cannot show the cache %s at %s: without a mount namespace a directory is only ever at its own path (run without --allow-degraded, or without --cache)",
+			      op->src, op->dst);
 	if (!hidden && !ro)
 		return 0;
 	outer = shown_under(mounts, op, ro);

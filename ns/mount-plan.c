@@ -181,6 +181,7 @@ static bool shown_from_host(const struct cr_policy *p, const char *path)
 
 struct ordered_rule {
 	struct cr_path_rule rule;
+	const char *src; /* the host directory shown at rule.path: itself but for a cache */
 	bool pin;
 	unsigned depth;
 	size_t index;
@@ -202,10 +203,12 @@ static int cmp_depth(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* The workspace, the user's paths, then the pins (writable, each inside one of those). */
+/* The workspace, the user's paths, the pins (writable, each inside one of those), then the
+ * caches (each its directory in the state directory, shown writable at its path). */
 static struct ordered_rule *order_rules(const struct cr_policy *p, size_t n)
 {
 	struct ordered_rule *rules = calloc(n, sizeof(*rules));
+	size_t first_cache = 1 + p->n_paths + p->n_pins;
 
 	if (!rules)
 		return NULL;
@@ -215,9 +218,13 @@ static struct ordered_rule *order_rules(const struct cr_policy *p, size_t n)
 				p->workspace, p->workspace_ro ? CR_PATH_RO : CR_PATH_RW };
 		else if (i <= p->n_paths)
 			rules[i].rule = p->paths[i - 1];
-		else
+		else if (i < first_cache)
 			rules[i].rule = (struct cr_path_rule){ p->pins[i - 1 - p->n_paths], CR_PATH_RW };
-		rules[i].pin = i > p->n_paths;
+		else
+			rules[i].rule = (struct cr_path_rule){ p->caches[i - first_cache].path,
+							       CR_PATH_RW };
+		rules[i].src = i < first_cache ? rules[i].rule.path : p->caches[i - first_cache].dir;
+		rules[i].pin = i > p->n_paths && i < first_cache;
 		rules[i].depth = cr_path_depth(rules[i].rule.path);
 		rules[i].index = i;
 	}
@@ -228,7 +235,7 @@ static struct ordered_rule *order_rules(const struct cr_policy *p, size_t n)
 static int add_user(const struct cr_policy *p, struct cr_mount_plan *plan,
 		    const struct cr_host_view *host)
 {
-	size_t n = p->n_paths + p->n_pins + 1;
+	size_t n = p->n_paths + p->n_pins + p->n_caches + 1;
 	_cleanup_free_ struct ordered_rule *rules = order_rules(p, n);
 	int r = 0;
 
@@ -236,8 +243,11 @@ static int add_user(const struct cr_policy *p, struct cr_mount_plan *plan,
 		return -ENOMEM;
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		const struct cr_path_rule *u = &rules[i].rule;
-		unsigned file = host->is_dir(u->path) ? 0 : CR_MNT_FILE;
+		unsigned file;
 
+		if (!rules[i].src) /* a cache without its directory: cr_caches_attach() not run */
+			return -EINVAL;
+		file = host->is_dir(rules[i].src) ? 0 : CR_MNT_FILE;
 		if (u->access == CR_PATH_HIDE)
 			r = file ? add(plan, CR_MOUNT_NULL, CR_MNT_FILE, 0, "/dev/null", u->path)
 				 : add(plan, CR_MOUNT_TMPFS, 0, 0755, NULL, u->path);
@@ -245,7 +255,7 @@ static int add_user(const struct cr_policy *p, struct cr_mount_plan *plan,
 			r = add(plan, CR_MOUNT_BIND,
 				file | (u->access == CR_PATH_RW ? CR_MNT_WRITABLE : 0) |
 					(rules[i].pin ? CR_MNT_PIN : 0),
-				0, u->path, u->path);
+				0, rules[i].src, u->path);
 	}
 	return r;
 }

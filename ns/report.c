@@ -113,6 +113,31 @@ static json_object *idmapped_json(const struct cr_mount_plan *plan)
 	return cr_json_whole(a, r);
 }
 
+/* The named caches: name, path inside, directory on the host, and whether it is idmapped (root's
+ * run: the sandbox's uid acts as the directory's owner there). */
+static json_object *caches_json(const struct cr_policy *p, const struct cr_mount_plan *plan)
+{
+	json_object *a = json_object_new_array();
+	int r = a ? 0 : -ENOMEM;
+
+	for (size_t i = 0; r == 0 && i < p->n_caches; i++) {
+		json_object *m = json_object_new_object();
+		bool idmapped = false;
+		int q = m ? 0 : -ENOMEM;
+
+		for (size_t j = 0; j < plan->n_ops; j++)
+			if (plan->ops[j].kind == CR_MOUNT_BIND &&
+			    strcmp(plan->ops[j].dst, p->caches[i].path) == 0)
+				idmapped = plan->ops[j].flags & CR_MNT_IDMAPPED;
+		q = q ?: cr_json_add_str(m, "name", p->caches[i].name);
+		q = q ?: cr_json_add_str(m, "path", p->caches[i].path);
+		q = q ?: cr_json_add_str(m, "dir", p->caches[i].dir);
+		q = q ?: cr_json_add(m, "idmapped", json_object_new_boolean(idmapped));
+		r = cr_json_append(a, cr_json_whole(m, q));
+	}
+	return cr_json_whole(a, r);
+}
+
 /* The sizes of the writable tmpfs mounts, and what they were taken from. */
 static json_object *tmpfs_json(const struct cr_run *run)
 {
@@ -152,6 +177,16 @@ static json_object *env_keys(char *const *env)
 		}
 	}
 	return a;
+}
+
+static json_object *strv_json(char *const *v)
+{
+	json_object *a = json_object_new_array();
+	int r = a ? 0 : -ENOMEM;
+
+	for (; r == 0 && v && *v; v++)
+		r = cr_json_append(a, json_object_new_string(*v));
+	return cr_json_whole(a, r);
 }
 
 static json_object *fd_list(const struct cr_policy *p)
@@ -219,6 +254,7 @@ int cr_ns_report(const struct cr_run *run, json_object *o)
 	r = r ?: cr_json_add(o, "writable", plan_paths(plan, SHOWN_RW));
 	r = r ?: cr_json_add(o, "pinned", plan_paths(plan, PINNED));
 	r = r ?: cr_json_add(o, "idmapped", idmapped_json(plan));
+	r = r ?: cr_json_add(o, "caches", caches_json(p, plan));
 	r = r ?: cr_json_add(o, "hidden", plan_paths(plan, HIDDEN));
 	r = r ?: cr_json_add(o, "private", plan_paths(plan, PRIVATE));
 	r = r ?: cr_json_add(o, "tmpfs", tmpfs_json(run));
@@ -227,6 +263,7 @@ int cr_ns_report(const struct cr_run *run, json_object *o)
 	r = r ?: cr_json_add(o, "seccomp", seccomp_json(cr_ns_run_seccomp(run)));
 	r = r ?: cr_json_add(o, "new_session", json_object_new_boolean(true));
 	r = r ?: cr_json_add(o, "environment", env_keys(p->env));
+	r = r ?: cr_json_add(o, "path_hidden", strv_json(p->path_hidden));
 	r = r ?: cr_json_add(o, "secrets", cr_secrets_json(p->secrets, p->n_secrets));
 	r = r ?: cr_json_add(o, "kept_fds", fd_list(p));
 	r = r ?: cr_json_add(o, "hostname", json_object_new_string(p->hostname));

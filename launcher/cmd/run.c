@@ -14,6 +14,7 @@
 #include "launcher/policy/cli.h"
 #include "launcher/driver.h"
 #include "launcher/base/exit-codes.h"
+#include "launcher/session/caches.h"
 #include "launcher/session/gate.h"
 #include "launcher/base/json-text.h"
 #include "launcher/base/log.h"
@@ -216,6 +217,10 @@ static int guard_own_files(struct cr_policy *p, const struct cr_run_options *o,
 		return cr_msg(msg, size, r, "out of memory");
 	r = cr_policy_guard(p, &anchors, g->have_session ? g->session.workspace : NULL, msg, size);
 	cr_anchors_done(&anchors);
+	/* The caches live in the state directory, out of the guard's writable paths: the sandbox
+	 * gets each one's own directory, at the cache's path, and nothing around it. */
+	if (r >= 0)
+		r = cr_caches_attach(p, src.state_dir, msg, size);
 	return r;
 }
 

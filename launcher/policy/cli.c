@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "host-pattern.h"
+#include "cache.h"
 #include "cli.h"
 #include "secret.h"
 #include "launcher/base/parse-util.h"
@@ -58,6 +59,9 @@ const char cr_run_usage[] =
 	"      --ro PATH         also show PATH, read-only (repeatable)\n"
 	"      --rw PATH         also show PATH, writable (repeatable)\n"
 	"      --hide PATH       cover PATH with an empty directory or file (repeatable)\n"
+	"      --cache NAME=PATH a writable directory corral keeps across runs\n"
+	"                        (STATE/caches/NAME), shown at PATH (~ is the sandbox's HOME);\n"
+	"                        as root idmapped like the workspace (repeatable)\n"
 	"                        corral's own files inside a writable path stay read-only and in\n"
 	"                        place; a writable path inside them is refused\n"
 	"Identity and network:\n"
@@ -83,7 +87,9 @@ const char cr_run_usage[] =
 	"Environment and descriptors:\n"
 	"      --setenv K=V      set K in the command's environment (repeatable)\n"
 	"      --keep-env K      pass K from corral's environment (repeatable; PATH is\n"
-	"                        otherwise the standard one, not corral's)\n"
+	"                        otherwise the standard one, or with a profile's path = inherit\n"
+	"                        (ci) corral's less the directories the sandbox does not show,\n"
+	"                        each named in a warning)\n"
 	"      --keep-fd N       pass descriptor N (all others above 2 are closed) (repeatable)\n"
 	"      --secret NAME=FILE  set NAME in the command's environment to the contents of\n"
 	"                        FILE (- for the standard input; one trailing newline dropped);\n"
@@ -134,6 +140,7 @@ enum {
 	OPT_RO,
 	OPT_RW,
 	OPT_HIDE,
+	OPT_CACHE,
 	OPT_NET,
 	OPT_MAP_ROOT,
 	OPT_UID,
@@ -173,6 +180,7 @@ static const struct option run_options[] = {
 	{ "ro", required_argument, NULL, OPT_RO },
 	{ "rw", required_argument, NULL, OPT_RW },
 	{ "hide", required_argument, NULL, OPT_HIDE },
+	{ "cache", required_argument, NULL, OPT_CACHE },
 	{ "net", required_argument, NULL, OPT_NET },
 	{ "map-root", no_argument, NULL, OPT_MAP_ROOT },
 	{ "uid", required_argument, NULL, OPT_UID },
@@ -360,6 +368,21 @@ static int parse_fs(int c, const char *arg, struct cr_run_options *o)
 	}
 }
 
+/* --cache NAME=PATH: the name is checked here, the path (which may start with ~) by
+ * cr_policy_build(), which knows the sandbox's HOME. */
+static int parse_cache(const char *arg, struct cr_run_options *o, char *msg, size_t size)
+{
+	const char *eq = strchr(arg, '=');
+
+	if (!eq || eq == arg || !eq[1])
+		return cr_msg(msg, size, -EINVAL, "--cache: '%s' is not of the form NAME=PATH", arg);
+	if (!cr_cache_name_ok(arg, (size_t)(eq - arg)))
+		return cr_msg(msg, size, -EINVAL,
+			      "--cache: cache name '%.*s' is not usable: 1-%d letters, digits, '_', '.' and '-', not starting with '.' (no '/', no '..')",
+			      (int)(eq - arg) > 80 ? 80 : (int)(eq - arg), arg, CR_CACHE_NAME_MAX);
+	return push(&o->caches, &o->n_caches, sizeof(arg), &arg);
+}
+
 /* --net: none or host; --allow-host sets the hosts mode. */
 static int parse_net(const char *arg, struct cr_run_options *o, char *msg, size_t size)
 {
@@ -491,6 +514,8 @@ static int parse_one(int c, const char *arg, struct cr_run_options *o, char *msg
 	case OPT_RW:
 	case OPT_HIDE:
 		return parse_fs(c, arg, o);
+	case OPT_CACHE:
+		return parse_cache(arg, o, msg, size);
 	case OPT_NET:
 		return parse_net(arg, o, msg, size);
 	case OPT_MAP_ROOT:

@@ -10,7 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "capability.h"
+#include "path-env.h"
 #include "request.h"
 #include "env.h"
 #include "secret.h"
@@ -219,6 +221,26 @@ static int build_home(char *const *host_env, struct cr_policy *p)
 	return p->home ? 0 : -ENOMEM;
 }
 
+/* The profile's caches, then --cache: "~" is the sandbox's HOME, so after build_home(). */
+static int build_caches(const struct cr_run_options *o, const struct cr_profile *prof,
+			struct cr_policy *p, char *msg, size_t size)
+{
+	size_t n_prof = prof ? prof->n_caches : 0;
+	int r = 0;
+
+	for (size_t i = 0; i < n_prof + o->n_caches && r >= 0; i++) {
+		bool cli = i >= n_prof;
+		const char *opt = cli ? "--cache" : "cache";
+		char *name = NULL, *path = NULL;
+
+		r = cr_cache_spec_parse(opt, cli ? o->caches[i - n_prof] : prof->caches[i].spec,
+					cli ? '=' : ':', p->home, &name, &path, msg, size);
+		if (r >= 0)
+			r = cr_cache_add(p, cli ? n_prof : 0, name, path, opt, msg, size);
+	}
+	return r;
+}
+
 static int build_fds(const struct cr_run_options *o, struct cr_policy *p, char *msg, size_t size)
 {
 	p->keep_fds = calloc(o->n_keep_fds ?: 1, sizeof(int));
@@ -412,6 +434,44 @@ static int check_wsl_env(const struct cr_run_options *o, const struct cr_policy 
 	return 0;
 }
 
+/* Did the options name PATH themselves (--keep-env PATH, --setenv PATH=...)? */
+static bool path_given(const struct cr_run_options *o)
+{
+	for (size_t i = 0; i < o->n_keep_env; i++)
+		if (strcmp(o->keep_env[i], "PATH") == 0)
+			return true;
+	for (size_t i = 0; i < o->n_setenv; i++)
+		if (strncmp(o->setenv[i], "PATH=", 5) == 0)
+			return true;
+	return false;
+}
+
+/* PATH with [process] path = inherit: the caller's, less what the sandbox does not show
+ * (path-env.h), unless the options name it; without the driver's system paths (tests, doctor)
+ * the standard one stays. */
+static int build_path(const struct cr_policy_input *in, const struct cr_run_options *o,
+		      struct cr_policy *p)
+{
+	_cleanup_free_ char *path = NULL;
+	char *kv;
+	int r;
+
+	if (!in->profile || !in->profile->inherit_path || !in->system_paths || path_given(o))
+		return 0;
+	r = cr_sandbox_path(p, in->system_paths, cr_env_get(in->host_env, "PATH"), &path,
+			    &p->path_hidden);
+	if (r < 0)
+		return r;
+	for (char **e = p->env; *e; e++)
+		if (strncmp(*e, "PATH=", 5) == 0) {
+			if (asprintf(&kv, "PATH=%s", path) < 0)
+				return -ENOMEM;
+			free(*e);
+			*e = kv;
+		}
+	return 0;
+}
+
 /* The environment: --keep-env, --setenv, then the environment secrets, whose values move from
  * p->secrets into p->env (and nowhere else). */
 static int build_env(const struct cr_policy_input *in, const struct cr_run_options *o,
@@ -466,6 +526,8 @@ static int build_all(const struct cr_policy_input *in, const struct cr_run_optio
 	if (r >= 0)
 		r = build_home(in->host_env, p);
 	if (r >= 0)
+		r = build_caches(o, in->profile, p, msg, size);
+	if (r >= 0)
 		r = build_fds(o, p, msg, size);
 	if (r >= 0)
 		r = build_landlock(o, p, msg, size);
@@ -477,6 +539,8 @@ static int build_all(const struct cr_policy_input *in, const struct cr_run_optio
 		r = check_wsl_env(o, p, msg, size);
 	if (r >= 0)
 		r = build_env(in, o, p);
+	if (r >= 0)
+		r = build_path(in, o, p);
 	return r;
 }
 

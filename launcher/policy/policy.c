@@ -96,6 +96,13 @@ void cr_policy_done(struct cr_policy *p)
 	for (size_t i = 0; i < p->n_pins; i++)
 		free(p->pins[i]);
 	free(p->pins);
+	for (size_t i = 0; i < p->n_caches; i++) {
+		free(p->caches[i].name);
+		free(p->caches[i].path);
+		free(p->caches[i].dir);
+	}
+	free(p->caches);
+	strv_freep(&p->path_hidden);
 	free(p->hostname);
 	strv_freep(&p->allow_hosts);
 	for (char **e = p->env; e && *e; e++)

@@ -66,6 +66,15 @@ enum cr_landlock_mode {
 /* The highest Landlock ABI this corral knows (Linux 6.15); --landlock-min-abi goes up to it. */
 #define CR_LANDLOCK_ABI_MAX 7
 
+/* A named cache (--cache NAME=PATH, [filesystem] cache = NAME:PATH): a directory corral keeps
+ * for the user, persisting across runs, shown writable at @path. */
+struct cr_cache {
+	char *name; /* checked by cr_cache_name_check() (cache.h) */
+	char *path; /* where the sandbox sees it: absolute, "~" expanded to the sandbox's HOME */
+	char *dir;  /* the directory on the host, STATE/caches/NAME, canonical; NULL until
+		     * cr_caches_attach() made it (launcher/session/caches.h) */
+};
+
 struct cr_path_rule {
 	char *path; /* absolute and canonical (symlinks and ".." resolved) */
 	enum cr_path_access access;
@@ -82,6 +91,10 @@ struct cr_policy {
 		      * onto itself so that the command cannot move it: the way to corral's own
 		      * files (cr_policy_guard(), anchor.h); canonical */
 	size_t n_pins;
+	struct cr_cache *caches; /* mounted after the paths, each at its own depth among them */
+	size_t n_caches;
+	char **path_hidden; /* the entries of the caller's PATH left out of the sandbox's PATH
+			     * (env.h), for the warning and the status; NULL-terminated or NULL */
 	enum cr_net_mode net;
 	char **allow_hosts; /* with CR_NET_HOSTS: host names and "*.domain" patterns, lower case
 			     * (see cr_host_pattern_check()); NULL-terminated; NULL otherwise */

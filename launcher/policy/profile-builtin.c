@@ -18,6 +18,34 @@
 	"write_if_exists = ~/go/pkg/mod\n"                                                         \
 	"write_if_exists = ~/.ccache\n"
 
+/* ci's build caches: directories corral keeps for the user (STATE/caches/NAME) rather than the
+ * user's own, which as root are root's and closed to the sandbox's uid; made when missing, so a
+ * second run always finds the first one's downloads and objects. */
+#define CI_CACHES                                                                                  \
+	"cache = npm:~/.npm\n"                                                                     \
+	"cache = pip:~/.cache/pip\n"                                                               \
+	"cache = cargo-registry:~/.cargo/registry\n"                                               \
+	"cache = cargo-git:~/.cargo/git\n"                                                         \
+	"cache = go-mod:~/go/pkg/mod\n"                                                            \
+	"cache = go-build:~/.cache/go-build\n"                                                     \
+	"cache = ccache:~/.cache/ccache\n"                                                         \
+	"cache = maven:~/.m2/repository\n"                                                         \
+	"cache = gradle:~/.gradle/caches\n"
+
+/* ci's toolchains and configuration in HOME, read-only, without the credentials kept beside
+ * them: cargo's bin (not ~/.cargo, which holds credentials.toml), rustup's toolchains, pyenv,
+ * nvm, git's configuration (not its credential store). ~/.npmrc stays out: it holds tokens. */
+#define CI_HOME_TOOLS                                                                              \
+	"read_if_exists = ~/.gitconfig\n"                                                          \
+	"read_if_exists = ~/.config/git\n"                                                         \
+	"hide = ~/.config/git/credentials\n"                                                       \
+	"read_if_exists = ~/.cargo/bin\n"                                                          \
+	"read_if_exists = ~/.cargo/config.toml\n"                                                  \
+	"read_if_exists = ~/.rustup\n"                                                             \
+	"read_if_exists = ~/.pyenv\n"                                                              \
+	"read_if_exists = ~/.nvm\n"                                                                \
+	"read_if_exists = ~/.local/bin\n"
+
 static const char strict_text[] =
 	"# corral built-in profile: strict\n"
 	"[profile]\n"
@@ -72,7 +100,11 @@ static const char ci_text[] =
 	"description = Builds and tests: workspace and build caches writable, no network, limits that must be enforced\n"
 	"\n"
 	"[filesystem]\n"
-	"workspace = rw\n" CACHES
+	"workspace = rw\n"
+	"# Build caches corral keeps across runs (STATE/caches/NAME), writable as root and as a user\n"
+	CI_CACHES
+	"# Toolchains and configuration in HOME, read-only; their PATH entries are kept\n"
+	CI_HOME_TOOLS
 	"# The package managers' databases, read-only, for dpkg -l, apt-cache policy, rpm -q:\n"
 	"# nothing secret is there (no keys, no logs)\n"
 	"read_if_exists = /var/lib/dpkg\n"
@@ -86,6 +118,8 @@ static const char ci_text[] =
 	"\n"
 	"[process]\n"
 	"spawn = yes\n"
+	"# The caller's PATH, less the directories the sandbox does not show (each one named)\n"
+	"path = inherit\n"
 	"\n"
 	"[limits]\n"
 	"pids = 1024\n"

@@ -12,6 +12,8 @@
  *   read_if_exists = PATH       ; like read, skipped when missing at run time
  *   write_if_exists = PATH      ; like write, skipped when missing
  *   hide = PATH                 ; covered with an empty directory or file; skipped when missing
+ *   cache = NAME:PATH           ; a named cache corral keeps (cache.h) shown writable at PATH;
+ *                               ; repeatable
  *
  *   [network]
  *   mode = none                 ; none (default), allow_hosts or all
@@ -19,6 +21,8 @@
  *
  *   [process]
  *   spawn = yes                 ; yes (default) or no; true and false also do
+ *   path = standard             ; standard (default: CR_DEFAULT_PATH) or inherit: the caller's
+ *                               ; PATH less the directories the sandbox does not show
  *
  *   [limits]                    ; each SIZE|N|CPUS or max, as the --memory ... options take them
  *   memory = 4G   memory_swap = 1G   pids = 1024   cpu = 1.5   cpu_time = 600
@@ -64,6 +68,7 @@
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/path-util.h"
+#include "cache.h"
 #include "host-pattern.h"
 #include "profile-internal.h"
 #include "profile.h"
@@ -194,6 +199,32 @@ static int parse_path(struct parse *p, const struct key *k, const char *value)
 	return 1;
 }
 
+static int parse_cache(struct parse *p, const struct key *k, const char *value)
+{
+	struct cr_profile *prof = p->prof;
+	struct cr_profile_cache *a;
+	char *name = NULL, *path = NULL, *spec;
+	char why[256];
+	int r;
+
+	r = cr_cache_spec_parse("cache", value, ':', "/", &name, &path, why, sizeof(why));
+	free(name);
+	free(path);
+	if (r == -ENOMEM)
+		return fail_oom(p);
+	if (r < 0)
+		return fail(p, "%s", why);
+	spec = strdup(value);
+	a = spec ? reallocarray(prof->caches, prof->n_caches + 1, sizeof(*a)) : NULL;
+	if (!a) {
+		free(spec);
+		return fail_oom(p);
+	}
+	prof->caches = a;
+	a[prof->n_caches++] = (struct cr_profile_cache){ spec, p->ini.line };
+	return 1;
+}
+
 static int parse_mode(struct parse *p, const struct key *k, const char *value)
 {
 	enum cr_net_cap n = cr_net_cap_from_string(value);
@@ -263,6 +294,14 @@ static int parse_spawn(struct parse *p, const struct key *k, const char *value)
 {
 	if (parse_bool(value, &p->prof->spawn) < 0)
 		return fail(p, "spawn = '%s': expected yes or no", value);
+	return 1;
+}
+
+static int parse_path_env(struct parse *p, const struct key *k, const char *value)
+{
+	if (strcmp(value, "standard") != 0 && strcmp(value, "inherit") != 0)
+		return fail(p, "path = '%s': expected standard or inherit", value);
+	p->prof->inherit_path = strcmp(value, "inherit") == 0;
 	return 1;
 }
 
@@ -381,9 +420,11 @@ static const struct key keys[] = {
 	{ "filesystem", "read_if_exists",  parse_path,        LIST_READ,  true },
 	{ "filesystem", "write_if_exists", parse_path,        LIST_WRITE, true },
 	{ "filesystem", "hide",            parse_path,        LIST_HIDE,  true },
+	{ "filesystem", "cache",           parse_cache,       0,          true },
 	{ "network",    "mode",            parse_mode,        0,          false },
 	{ "network",    "allow_host",      parse_host,        0,          true },
 	{ "process",    "spawn",           parse_spawn,       0,          false },
+	{ "process",    "path",            parse_path_env,    0,          false },
 	{ "limits",     "timeout",         parse_timeout,     0,          false },
 	{ "limits",     "enforce",         parse_enforce,     0,          false },
 	{ "security",   "seccomp",         parse_seccomp,     0,          false },
@@ -398,8 +439,8 @@ static const struct key keys[] = {
 };
 /* clang-format on */
 
-#define KEY_MODE       7
-#define KEY_ALLOW_HOST 8
+#define KEY_MODE       8
+#define KEY_ALLOW_HOST 9
 #define N_SEEN	       (ELEMENTSOF(keys) + _CR_LIMIT_MAX)
 
 static int parse_limit(struct parse *p, enum cr_limit l, const char *value)
@@ -427,11 +468,11 @@ static const char *expected_keys(const char *section)
 	if (strcmp(section, "profile") == 0)
 		return "description";
 	if (strcmp(section, "filesystem") == 0)
-		return "workspace, read, write, read_if_exists, write_if_exists or hide";
+		return "workspace, read, write, read_if_exists, write_if_exists, hide or cache";
 	if (strcmp(section, "network") == 0)
 		return "mode or allow_host";
 	if (strcmp(section, "process") == 0)
-		return "spawn";
+		return "spawn or path";
 	if (strcmp(section, "limits") == 0)
 		return "memory, memory_swap, pids, cpu, cpu_time, file_size, open_files, timeout or enforce";
 	if (strcmp(section, "commands") == 0)
@@ -557,6 +598,9 @@ void cr_profile_done(struct cr_profile *p)
 	paths_free(p->read, p->n_read);
 	paths_free(p->write, p->n_write);
 	paths_free(p->hide, p->n_hide);
+	for (size_t i = 0; i < p->n_caches; i++)
+		free(p->caches[i].spec);
+	free(p->caches);
 	strv_freep(&p->hosts);
 	strv_freep(&p->allow_commands);
 	strv_freep(&p->allow_prefixes);

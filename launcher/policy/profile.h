@@ -39,6 +39,13 @@ struct cr_profile_path {
 	bool optional;	/* read_if_exists / write_if_exists: skipped when missing */
 };
 
+/* [filesystem] cache = NAME:PATH, checked (cache.h) but kept as written: "~" expands to the
+ * sandbox's HOME when the policy is built. */
+struct cr_profile_cache {
+	char *spec;
+	unsigned line;
+};
+
 struct cr_profile {
 	char *name;	   /* "workspace", or the file name without ".ini" */
 	char *source;	   /* "builtin", or the file's canonical path */
@@ -46,10 +53,14 @@ struct cr_profile {
 	bool workspace_ro; /* [filesystem] workspace = ro */
 	struct cr_profile_path *read, *write, *hide;
 	size_t n_read, n_write, n_hide;
+	struct cr_profile_cache *caches;
+	size_t n_caches;
 	enum cr_net_cap net;   /* [network] mode */
 	char **hosts;	       /* [network] allow_host, NULL-terminated; with CR_NETCAP_HOSTS */
 	size_t n_hosts;
 	bool spawn;	       /* [process] spawn; default yes */
+	bool inherit_path;     /* [process] path = inherit: the caller's PATH, less what the
+				* sandbox does not show (path-env.h); default standard */
 	struct cr_limits limits; /* [limits]: .set[l] for those given; .required for enforce */
 	uint64_t timeout_ms;	 /* [limits] timeout; 0: none */
 	enum cr_seccomp_mode seccomp;	/* [security] seccomp: default, strict or off */

@@ -17,6 +17,7 @@ const char *cr_grant_scope_to_string(enum cr_grant_scope g)
 void cr_run_options_done(struct cr_run_options *o)
 {
 	free(o->paths);
+	free(o->caches);
 	free(o->setenv);
 	free(o->keep_env);
 	free(o->secrets);

@@ -38,6 +38,8 @@ struct cr_run_options {
 	const char *json_status; /* FILE or fd:N */
 	struct cr_cli_path *paths;
 	size_t n_paths;
+	const char **caches; /* --cache NAME=PATH, as given (the name checked by the parser) */
+	size_t n_caches;
 	const char **setenv; /* K=V */
 	size_t n_setenv;
 	const char **keep_env;

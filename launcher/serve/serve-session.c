@@ -18,6 +18,7 @@
 #include "launcher/policy/cli.h"
 #include "launcher/base/exit-codes.h"
 #include "launcher/session/audit.h"
+#include "launcher/session/caches.h"
 #include "launcher/base/json-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
@@ -85,6 +86,8 @@ int serve_guard_own_files(struct serve *sv, const struct serve_session *s, struc
 		return cr_msg(msg, size, r, "out of memory");
 	r = cr_policy_guard(p, &anchors, s->have_store ? s->store.workspace : NULL, msg, size);
 	cr_anchors_done(&anchors);
+	if (r >= 0) /* the named caches, as for corral run */
+		r = cr_caches_attach(p, sv->state_dir, msg, size);
 	return r;
 }
 

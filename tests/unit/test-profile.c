@@ -602,11 +602,15 @@ static void builtin_contents(void **state)
 	assert_false(p.limits.set[CR_LIMIT_CPU]);
 	assert_int_equal(p.timeout_ms, 3600000);
 	assert_true(p.limits.required);
-	assert_int_equal(p.n_write, 8);
-	join(cache, f->home, ".cache");
-	assert_string_equal(p.write[0].path, cache);
-	for (size_t i = 0; i < p.n_write; i++)
-		assert_true(p.write[i].optional);
+	/* Named caches, not the user's own directories; the toolchains read-only, optional. */
+	assert_int_equal(p.n_write, 0);
+	assert_int_equal(p.n_caches, 9);
+	assert_string_equal(p.caches[0].spec, "npm:~/.npm");
+	assert_string_equal(p.caches[5].spec, "go-build:~/.cache/go-build");
+	join(cache, f->home, ".cargo/bin");
+	assert_string_equal(p.read[2].path, cache);
+	for (size_t i = 0; i < p.n_read; i++)
+		assert_true(p.read[i].optional);
 	cr_profile_done(&p);
 
 	assert_int_equal(cr_profile_load("power_user", &f->dirs, &p, msg, sizeof(msg)), 0);
