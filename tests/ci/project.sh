@@ -334,8 +334,8 @@ EOF
 		'int main(void) { boom(0); return 0; }' >"$d/tests/crash.c"
 
 	ci_rust_crate "$d/rust"
-	printf '%s\n' config.h config.mk '*.o' '*.a' calc tests/test-calc /build/ /rust/target/ \
-		/.ci-cache/ >"$d/.gitignore"
+	printf '%s\n' config.h config.mk '*.o' '*.a' calc tests/test-calc /build/ /rust/target/ '*.log' \
+		>"$d/.gitignore"
 }
 
 # ci_rust_crate DIR: a library and a program, with unit tests, and no dependencies.

@@ -3,8 +3,9 @@
 # containers run) and as a normal user in a checkout of its own, with a HOME the job's owner owns
 # and its ~/.gitconfig. Each job is its own sandbox, as a CI step is:
 #   build   ./configure (which probes the compiler), make -j2, make check (tests/ci/project.sh)
-#   cargo   cargo build and cargo test of a crate without dependencies, twice: the second run finds
-#           the build cache the first left and compiles nothing, and is measurably faster
+#   cargo   cargo build and cargo test of a crate without dependencies, twice, its target directory
+#           a named cache (--cache): after the checkout is cleaned (git clean -fdx), the second run
+#           finds the cache the first left, compiles nothing, and is measurably faster
 #   asan    an AddressSanitizer program's LeakSanitizer report of a planted leak (exit 23) runs
 #           at exit; a clean one passes
 #   gdb     gdb -batch prints the backtrace of a crashing program
@@ -55,7 +56,6 @@ checkout() {
 	d=$(mktemp -d "$CR_TMP/checkout-$1.XXXXXX")
 	chmod 0755 "$d"
 	ci_project "$d"
-	printf '%s\n' '*.log' >>"$d/.gitignore"
 	git init -q "$d"
 	git -C "$d" add -A
 	git -C "$d" -c user.name=dev -c user.email=dev@example.org commit -qm 'the project'
@@ -76,7 +76,7 @@ home() {
 }
 
 # job MODE NAME SCRIPT [CORRAL OPTIONS]: run SCRIPT with sh in the checkout $WS under --profile ci
-# as MODE with HOME=$HOMEDIR and its ~/.gitconfig shown read-only; stdout in $OUT, stderr in $ERR,
+# as MODE with HOME=$HOMEDIR (the profile shows its ~/.gitconfig); stdout in $OUT, stderr in $ERR,
 # status in $RC, the wall time in milliseconds in $MS, the JSON status in $ST.
 job() {
 	local mode=$1 name=$2 script=$3 t0
@@ -84,8 +84,7 @@ job() {
 	ST=$CR_TMP/out-$mode/status-$name.json
 	t0=$(date +%s%N)
 	OUT=$(cd "$WS" && as "$mode" env HOME="$HOMEDIR" "$CORRAL" run --profile ci --grant once \
-		--workspace "$WS" --json-status "$ST" --ro "$HOMEDIR/.gitconfig" \
-		--setenv CARGO_TARGET_DIR="$CARGO_CACHE" --setenv UPSTREAM="$upstream" "$@" -- sh -c "$script" 2>"$CR_TMP/stderr")
+		--workspace "$WS" --json-status "$ST" --setenv UPSTREAM="$upstream" "$@" -- sh -c "$script" 2>"$CR_TMP/stderr")
 	RC=$?
 	MS=$((($(date +%s%N) - t0) / 1000000))
 	ERR=$(<"$CR_TMP/stderr")
@@ -96,10 +95,13 @@ for mode in $MODES; do
 	HOMEDIR=$(home "$mode")
 	mkdir -m 0700 "$CR_TMP/out-$mode" # the JSON statuses
 	[ "$(id -u)" -ne 0 ] || chown "$(owner "$mode")" "$CR_TMP/out-$mode"
-	# The build cache the cargo job keeps between runs: in the workspace, as a CI cache restored
-	# into the checkout would be.
-	CARGO_CACHE=$WS/.ci-cache/target
+	# cargo's target directory: the named cache cargo-target, which corral keeps on the host in
+	# the mode's state directory.
+	CARGO_CACHE=$(state_of "$mode")/corral/caches/cargo-target
+	cargo_opts=(--cache cargo-target='~/.cache/cargo-target'
+		--setenv CARGO_TARGET_DIR="$HOMEDIR/.cache/cargo-target")
 	: >"$CR_TMP/stamp-$mode"
+	owner=$(owner "$mode")
 	if [ "$mode" = root ]; then who="root in root's checkout"; else who="user $(host_uid user) in its own checkout"; fi
 
 	# --- build: configure, make -j2, make check ---------------------------------------------
@@ -109,13 +111,23 @@ for mode in $MODES; do
 	memory_mode=$(jq -r '.enforced.limits.memory.mode' "$ST" 2>/dev/null)
 
 	# --- cargo: a cold build, then a warm one from the cache the first left --------------------
-	job "$mode" cargo1 "$CI_JOB_CARGO"
+	job "$mode" cargo1 "$CI_JOB_CARGO" "${cargo_opts[@]}"
 	cold=$MS
-	res "$who: cargo build and cargo test of a crate without dependencies, offline (cold: ${cold} ms)" \
-		cargo_build=0 cargo_test=0 "ledger=a 1.25 b 2.00 " compiled=1 RC=0
-	job "$mode" cargo2 "$CI_JOB_CARGO"
+	OUT+=$'\n'"cache=$(jq -c '[.enforced.caches[] | select(.name == "cargo-target") | [.path, .dir, .idmapped]]' "$ST" 2>&1)"
+	res "$who: cargo build and cargo test of a crate without dependencies, offline, into the named cache cargo-target (cold: ${cold} ms)" \
+		cargo_build=0 cargo_test=0 "ledger=a 1.25 b 2.00 " compiled=1 \
+		"cache=[[\"$HOMEDIR/.cache/cargo-target\",\"$CARGO_CACHE\",$([ "$mode" = root ] && echo true || echo false)]]" RC=0
+	# A fresh checkout for the next run, as a CI job starts from: only the cache persists.
+	(cd "$WS" && as "$mode" git clean -fdxq)
+	OUT="left=$(find "$WS" -name target -o -name '*.o' | wc -l)"
+	OUT+=$'\n'"cached=$(find "$CARGO_CACHE" -name ledgerstat -type f | wc -l)"
+	OUT+=$'\n'"cache_owner=$(stat -c %u:%g "$CARGO_CACHE")"
+	OUT+=$'\n'"foreign=$(find "$CARGO_CACHE" \( ! -user "${owner%:*}" -o ! -group "${owner#*:}" \) | wc -l)"
+	res "$who: after git clean -fdx nothing built is left in the checkout; the cache on the host holds the build and is all $owner's" \
+		left=0 cached=1 "cache_owner=$owner" foreign=0 RC=0
+	job "$mode" cargo2 "$CI_JOB_CARGO" "${cargo_opts[@]}"
 	warm=$MS
-	res "$who: the second cargo run, in a new sandbox, finds the first one's build cache and compiles nothing" \
+	res "$who: the second cargo run, in a new sandbox and a cleaned checkout, finds the cache and compiles nothing" \
 		cargo_build=0 cargo_test=0 "ledger=a 1.25 b 2.00 " compiled=0 RC=0
 	check "$who: the warm cargo run is measurably faster: ${warm} ms against ${cold} ms (at most half)" \
 		test $((warm * 2)) -le "$cold"
@@ -151,19 +163,22 @@ for mode in $MODES; do
 		"author=CI Runner $mode <runner-$mode@example.org>" RC=0
 	if [ "$mode" = root ]; then
 		# A runner uid (--uid 1000) is not the upstream's owner inside: git's ownership check
-		# applies, and the gitconfig's safe.directory is what lets the clone through.
+		# applies, and the gitconfig's safe.directory is what lets the clone through. The control
+		# is the same run with a HOME that has no gitconfig.
+		bare=$CR_TMP/home-bare
+		mkdir -m 0700 "$bare"
 		script='git clone -q "$0" build/up-$1 2>&1 | grep -c "dubious ownership" | sed s/^/dubious=/
 			echo cloned=$(git -C build/up-$1 log --format=%s -1 2>/dev/null)'
-		OUT=$(cd "$WS" && env HOME="$HOMEDIR" "$CORRAL" run --profile ci --grant once --workspace "$WS" \
+		OUT=$(cd "$WS" && env HOME="$bare" "$CORRAL" run --profile ci --grant once --workspace "$WS" \
 			--uid 1000 --gid 1000 --ro "$upstream" -- sh -c "$script" "$upstream" bare 2>"$CR_TMP/stderr")
 		RC=$? ERR=$(<"$CR_TMP/stderr")
-		res "$who, --uid 1000, no ~/.gitconfig shown: git refuses the upstream (dubious ownership)" \
+		res "$who, --uid 1000, a HOME without ~/.gitconfig: git refuses the upstream (dubious ownership)" \
 			dubious=1 cloned= RC=0
 		OUT=$(cd "$WS" && env HOME="$HOMEDIR" "$CORRAL" run --profile ci --grant once --workspace "$WS" \
-			--uid 1000 --gid 1000 --ro "$upstream" --ro "$HOMEDIR/.gitconfig" -- sh -c "$script" \
+			--uid 1000 --gid 1000 --ro "$upstream" -- sh -c "$script" \
 			"$upstream" conf 2>"$CR_TMP/stderr")
 		RC=$? ERR=$(<"$CR_TMP/stderr")
-		res "$who, --uid 1000, ~/.gitconfig shown: its safe.directory lets the same clone through" \
+		res "$who, --uid 1000, the HOME with ~/.gitconfig (the ci profile shows it): its safe.directory lets the same clone through" \
 			dubious=0 cloned=upstream RC=0
 	fi
 
@@ -232,7 +247,7 @@ for mode in $MODES; do
 
 	# --- afterwards, on the host -------------------------------------------------------------
 	made=$(find "$WS" -newer "$CR_TMP/stamp-$mode" | wc -l)
-	foreign=$(find "$WS" \( ! -user "$(owner "$mode" | cut -d: -f1)" -o ! -group "$(owner "$mode" | cut -d: -f2)" \) -printf '%u:%g %p\n' | head -3)
+	foreign=$(find "$WS" \( ! -user "${owner%:*}" -o ! -group "${owner#*:}" \) -printf '%u:%g %p\n' | head -3)
 	check "$who: afterwards every file in the checkout is $(owner "$mode")'s ($made new or changed)${foreign:+; not: $foreign}" \
 		test -z "$foreign" -a "$made" -gt 20
 	if [ "$mode" = root ]; then as_owner=(); else as_owner=("${AS_USER[@]}"); fi
