@@ -17,7 +17,10 @@
 #           status nor the ledger
 # Afterwards, on the host: every file in the checkout belongs to its owner (root's stay root's),
 # and `git status` as the owner (root, in root mode) works and is clean.
-# The jobs are timed bare and under corral by tests/ci/timings.sh.
+# The C project is written by the test (tests/ci/project.sh), not fetched: a Debian source package
+# such as zlib needs deb-src entries this machine's apt sources lack and the network at test time,
+# and the suite must run offline in a few seconds. The jobs are timed bare and under corral by
+# tests/ci/timings.sh.
 # shellcheck disable=SC2016 # the jobs' scripts are single-quoted on purpose
 # shellcheck source=SCRIPTDIR/lib.sh
 source "$CR_TESTS_DIR/integration/lib.sh"
