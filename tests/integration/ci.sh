@@ -5,7 +5,8 @@
 #   build   ./configure (which probes the compiler), make -j2, make check (tests/ci/project.sh)
 #   cargo   cargo build and cargo test of a crate without dependencies, twice, its target directory
 #           a named cache (--cache): after the checkout is cleaned (git clean -fdx), the second run
-#           finds the cache the first left, compiles nothing, and is measurably faster
+#           finds the cache the first left, compiles nothing, and is measurably faster; as root
+#           with a rustup toolchain in its HOME (where it has one), cargo build with that one
 #   asan    an AddressSanitizer program's LeakSanitizer report of a planted leak (exit 23) runs
 #           at exit; a clean one passes
 #   gdb     gdb -batch prints the backtrace of a crashing program
@@ -134,6 +135,22 @@ for mode in $MODES; do
 		cargo_build=0 cargo_test=0 "ledger=a 1.25 b 2.00 " compiled=0 RC=0
 	check "$who: the warm cargo run is measurably faster: ${warm} ms against ${cold} ms (at most half)" \
 		test $((warm * 2)) -le "$cold"
+
+	# A toolchain in the HOME (rustup's ~/.cargo and ~/.rustup), as a CI image installs it for
+	# root: the ci profile shows it read-only and keeps it in PATH. Only where root has one.
+	rhome=$(getent passwd "$(id -un)" | cut -d: -f6)
+	if [ "$mode" != root ]; then
+		: # uid 65534's HOME here is the suite's, without a toolchain
+	elif [ -x "$rhome/.cargo/bin/cargo" ] && [ -d "$rhome/.rustup" ]; then
+		OUT=$(cd "$WS" && env HOME="$rhome" PATH="$rhome/.cargo/bin:$PATH" "$CORRAL" run --profile ci \
+			--workspace "$WS" -- sh -c 'echo "cargo=$(command -v cargo)"
+				cd rust && cargo build --offline -q && echo built=$?' 2>"$CR_TMP/stderr")
+		RC=$? ERR=$(<"$CR_TMP/stderr")
+		res "$who: root's own toolchain in $rhome/.cargo (rustup) builds the crate under --profile ci, found in PATH" \
+			"cargo=$rhome/.cargo/bin/cargo" built=0 RC=0
+	else
+		skip "$who: a toolchain in root's HOME" "root has no rustup toolchain in $rhome/.cargo here"
+	fi
 
 	# --- asan: LeakSanitizer runs at exit ----------------------------------------------------
 	# Where memory can only be RLIMIT_AS (a user without a delegated cgroup), AddressSanitizer
