@@ -3,7 +3,7 @@
 # `corral run --profile ci`, as root in a root-owned checkout, RUNS times each (default 3),
 # interleaved (bare and corral alternate, their order swapped each round, so that the load of this
 # shared machine falls on both alike). Prints each job's median wall time bare and under corral,
-# the difference and the ratio.
+# the difference and the ratio; each run's time on stderr.
 #   build       ./configure, make -j2, make check, from a clean checkout (git clean -fdx)
 #   cargo-cold  cargo build and cargo test with an empty target directory
 #   cargo-warm  the same with the target directory the cold run left (corral: the named cache)
@@ -108,6 +108,9 @@ for ((i = 1; i <= runs; i++)); do
 			times[$w.$j]+="$(run "$w" "$j") "
 		done
 	done
+done
+for j in "${jobs[@]}"; do
+	printf '# %-10s bare: %s corral: %s\n' "$j" "${times[bare.$j]}" "${times[corral.$j]}" >&2
 done
 
 printf '%s, median of %d runs each, bare and corral interleaved (%s, %s)\n' \
