@@ -222,7 +222,7 @@ for mode in $MODES; do
 		echo "cmdline_inside=$n"
 		echo "environ_self=$(grep -aqFf /tmp/pat /proc/$$/environ && echo 1)"
 		: >build/ready
-		i=0; while [ ! -e build/go ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+		i=0; while [ ! -e build/go ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
 		echo done=1'
 	# In the background, while the host looks for the values: what it sets comes back in files.
 	out=$CR_TMP/secret-$mode
@@ -235,7 +235,12 @@ for mode in $MODES; do
 	) &
 	jpid=$!
 	leaks="(the job never got ready)" holders=0
-	if wait_for test -e "$WS/build/ready"; then
+	# Up to 30 s (wait_for's 10 s is short for a sandbox on this loaded 2-CPU machine).
+	for ((i = 0; i < 600; i++)); do
+		[ -e "$WS/build/ready" ] && break
+		sleep 0.05
+	done
+	if [ -e "$WS/build/ready" ]; then
 		# The scan's control: the command's own environment holds the values.
 		holders=$(grep -alFf "$CR_TMP/pats-$mode" /proc/[0-9]*/environ 2>/dev/null | wc -l)
 		leaks=$(
