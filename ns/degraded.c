@@ -202,6 +202,33 @@ static bool drops_more(const struct cr_landlock_plan *plan, const struct cr_land
 	return strcmp(a, b) != 0;
 }
 
+/* A named cache is a directory shown at another path, which needs a mount: without a mount
+ * namespace the command runs without it (its tool falls back to the private home), and is told. */
+static void drop_caches(struct cr_mount_plan *plan)
+{
+	char list[1024] = "";
+	size_t j = 0, n = 0;
+
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		struct cr_mount_op *op = &plan->ops[i];
+
+		if (op->kind == CR_MOUNT_BIND && strcmp(op->src, op->dst) != 0) {
+			if (n < sizeof(list))
+				n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "",
+						      op->dst);
+			free(op->src);
+			free(op->dst);
+			closep(&op->src_fd);
+			continue;
+		}
+		plan->ops[j++] = *op;
+	}
+	plan->n_ops = j;
+	if (n)
+		cr_log_warning("degraded mode cannot show a cache at another path (no mount namespace): the command runs without the caches at %s",
+			       list);
+}
+
 static int build_landlock(struct cr_degraded *d, struct cr_child_ctx *ctx,
 			  struct cr_setup_error *err)
 {
@@ -219,6 +246,7 @@ static int build_landlock(struct cr_degraded *d, struct cr_child_ctx *ctx,
 				  sizeof(msg));
 	if (r < 0)
 		return set_err(err, r, "%s", msg);
+	drop_caches(&ctx->plan);
 	r = cr_landlock_rules_host(&ctx->plan, d->tmp, d->home, &plan, msg, sizeof(msg));
 	if (r < 0) {
 		cr_landlock_plan_done(&plan);

@@ -109,7 +109,7 @@ static int check_host_op(const struct cr_mount_plan *mounts, const struct cr_mou
 			      op->dst);
 	if (op->kind == CR_MOUNT_BIND && strcmp(op->src, op->dst) != 0)
 		return cr_msg(msg, size, -EINVAL,
-			      "degraded mode cannot show the cache %s at %s: without a mount namespace a directory is only ever at its own path (run without --allow-degraded, or without --cache)",
+			      "degraded mode cannot show the cache %s at %s: without a mount namespace a directory is only ever at its own path",
 			      op->src, op->dst);
 	if (!hidden && !ro)
 		return 0;

@@ -125,10 +125,18 @@ static json_object *caches_json(const struct cr_policy *p, const struct cr_mount
 		bool idmapped = false;
 		int q = m ? 0 : -ENOMEM;
 
+		bool shown = false;
+
 		for (size_t j = 0; j < plan->n_ops; j++)
 			if (plan->ops[j].kind == CR_MOUNT_BIND &&
-			    strcmp(plan->ops[j].dst, p->caches[i].path) == 0)
+			    strcmp(plan->ops[j].dst, p->caches[i].path) == 0) {
 				idmapped = plan->ops[j].flags & CR_MNT_IDMAPPED;
+				shown = true;
+			}
+		if (!shown) { /* degraded mode left it out, and said so */
+			json_object_put(m);
+			continue;
+		}
 		q = q ?: cr_json_add_str(m, "name", p->caches[i].name);
 		q = q ?: cr_json_add_str(m, "path", p->caches[i].path);
 		q = q ?: cr_json_add_str(m, "dir", p->caches[i].dir);
@@ -264,6 +272,7 @@ int cr_ns_report(const struct cr_run *run, json_object *o)
 	r = r ?: cr_json_add(o, "new_session", json_object_new_boolean(true));
 	r = r ?: cr_json_add(o, "environment", env_keys(p->env));
 	r = r ?: cr_json_add(o, "path_hidden", strv_json(p->path_hidden));
+	r = r ?: cr_json_add(o, "unreadable", strv_json(p->unreadable));
 	r = r ?: cr_json_add(o, "secrets", cr_secrets_json(p->secrets, p->n_secrets));
 	r = r ?: cr_json_add(o, "kept_fds", fd_list(p));
 	r = r ?: cr_json_add(o, "hostname", json_object_new_string(p->hostname));

@@ -340,6 +340,15 @@ static void print_paths(const struct cr_profile_resolution *res)
 		       res->skipped[i].path, res->skipped[i].line);
 }
 
+/* [filesystem] cache lines, as written: "~" is the sandbox's HOME of each run. */
+static void print_caches(const struct cr_profile *p)
+{
+	printf("caches%s\n", p->n_caches ? "      kept in the state directory, STATE/caches/NAME"
+					   : "      none");
+	for (size_t i = 0; i < p->n_caches; i++)
+		printf("  %s (line %u)\n", p->caches[i].spec, p->caches[i].line);
+}
+
 /* [commands]: the rule of each tier, then the allowlist. */
 static void print_commands(const struct cr_profile *p)
 {
@@ -362,10 +371,14 @@ static void show_print(const struct cr_profile *p, const char *workspace,
 		printf("            %s\n", p->description);
 	printf("workspace   %s (%s)\n", workspace, p->workspace_ro ? "read-only" : "read-write");
 	print_paths(res);
+	print_caches(p);
 	printf("network     %s", cr_net_cap_to_string(p->net));
 	for (size_t i = 0; i < p->n_hosts; i++)
 		printf("%s%s", i ? ", " : ": ", p->hosts[i]);
 	printf("\nspawn       %s\n", p->spawn ? "yes" : "no (the command cannot start processes)");
+	printf("path        %s\n", p->inherit_path
+					 ? "inherit (the caller's, less what the sandbox does not show)"
+					 : "standard");
 	print_limits(p);
 	printf("seccomp     %s\n", cr_seccomp_mode_to_string(p->seccomp));
 	printf("landlock    %s\n", cr_landlock_mode_to_string(p->landlock));
@@ -397,6 +410,25 @@ static json_object *paths_json(const struct cr_profile_resolution *res, bool ski
 
 		r = cr_json_append(a, skipped ? path_json(s->path, s->access, s->line)
 					      : path_json(rule->path, rule->access, res->lines[i]));
+	}
+	return cr_json_whole(a, r);
+}
+
+/* [{"name": N, "path": P as written, "line": L}] */
+static json_object *caches_json(const struct cr_profile *p)
+{
+	json_object *a = json_object_new_array();
+	int r = a ? 0 : -ENOMEM;
+
+	for (size_t i = 0; r == 0 && i < p->n_caches; i++) {
+		const char *spec = p->caches[i].spec, *colon = strchr(spec, ':');
+		json_object *c = json_object_new_object();
+		int q = c && colon ? 0 : -ENOMEM;
+
+		q = q ?: cr_json_add(c, "name", json_object_new_string_len(spec, (int)(colon - spec)));
+		q = q ?: cr_json_add(c, "path", json_object_new_string(colon + 1));
+		q = q ?: cr_json_add(c, "line", json_object_new_int64(p->caches[i].line));
+		r = cr_json_append(a, cr_json_whole(c, q));
 	}
 	return cr_json_whole(a, r);
 }
@@ -435,6 +467,8 @@ static json_object *show_json(const struct cr_profile *p, const char *workspace,
 	r = r ?: cr_json_add(o, "workspace", w);
 	r = r ?: cr_json_add(o, "paths", paths_json(res, false));
 	r = r ?: cr_json_add(o, "skipped", paths_json(res, true));
+	r = r ?: cr_json_add(o, "caches", caches_json(p));
+	r = r ?: cr_json_add(o, "path", json_object_new_string(p->inherit_path ? "inherit" : "standard"));
 	r = r ?: cr_json_add(o, "baseline", cr_capability_to_json(&res->baseline, false));
 	r = r ?: cr_json_add(o, "seccomp",
 			     json_object_new_string(cr_seccomp_mode_to_string(p->seccomp)));

@@ -76,6 +76,10 @@ int cr_cache_spec_parse(const char *opt, const char *spec, char sep, const char 
 	if (strcmp(path, "/") == 0)
 		return cr_msg(msg, size, -EINVAL, "%s %s: a cache cannot be the root itself", opt,
 			      name);
+	if (cr_path_is_within(path, "/proc") || cr_path_is_within(path, "/dev"))
+		return cr_msg(msg, size, -EINVAL,
+			      "%s %s=%s: paths under /proc and /dev are made by the sandbox itself",
+			      opt, name, path);
 	*ret_name = TAKE_PTR(name);
 	*ret_path = TAKE_PTR(path);
 	return 0;

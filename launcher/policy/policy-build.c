@@ -195,6 +195,47 @@ static int build_ids(const struct cr_run_options *o, bool is_root, struct cr_pol
 	return 0;
 }
 
+/* May host @uid/@gid (with no other group: the sandbox has none) read @st, and search it if a
+ * directory? */
+static bool readable_by(const struct stat *st, uint32_t uid, uint32_t gid)
+{
+	mode_t need = S_ISDIR(st->st_mode) ? 05 : 04; /* as "other" */
+
+	if (st->st_uid == uid)
+		need <<= 6;
+	else if (st->st_gid == gid)
+		need <<= 3;
+	return (st->st_mode & need) == need;
+}
+
+/* Root's sandbox runs as p->uid: a read-only path it may not read (a 0700 toolchain directory
+ * of root's) would be there and empty to it. Said once per path, on stderr and in the status. */
+static int check_readable(bool is_root, struct cr_policy *p)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; is_root && i < p->n_paths; i++) {
+		struct stat st;
+		char **v;
+
+		if (p->paths[i].access != CR_PATH_RO || stat(p->paths[i].path, &st) < 0 ||
+		    readable_by(&st, p->uid, p->gid))
+			continue;
+		cr_log_warning("the sandbox runs as host uid %u, which cannot read %s (mode %04o, owner %u:%u): it is shown but unreadable; make it readable (chmod o+rX), or pass --uid of a user that may read it",
+			       p->uid, p->paths[i].path, (unsigned)(st.st_mode & 07777),
+			       (unsigned)st.st_uid, (unsigned)st.st_gid);
+		v = reallocarray(p->unreadable, n + 2, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		p->unreadable = v;
+		v[n] = strdup(p->paths[i].path); /* NULL: the list ends there */
+		if (!v[n])
+			return -ENOMEM;
+		v[++n] = NULL;
+	}
+	return 0;
+}
+
 static int build_hostname(const struct cr_run_options *o, struct cr_policy *p, char *msg, size_t size)
 {
 	const char *h = o->hostname ?: CR_DEFAULT_HOSTNAME;
@@ -519,6 +560,8 @@ static int build_all(const struct cr_policy_input *in, const struct cr_run_optio
 	r = build_paths(o, rules, n_rules, p, req, msg, size);
 	if (r >= 0)
 		r = build_ids(o, in->is_root, p, msg, size);
+	if (r >= 0)
+		r = check_readable(in->is_root, p);
 	if (r >= 0)
 		r = build_hosts(o, in->profile, p);
 	if (r >= 0)

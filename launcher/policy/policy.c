@@ -103,6 +103,7 @@ void cr_policy_done(struct cr_policy *p)
 	}
 	free(p->caches);
 	strv_freep(&p->path_hidden);
+	strv_freep(&p->unreadable);
 	free(p->hostname);
 	strv_freep(&p->allow_hosts);
 	for (char **e = p->env; e && *e; e++)

@@ -93,6 +93,9 @@ struct cr_policy {
 	size_t n_pins;
 	struct cr_cache *caches; /* mounted after the paths, each at its own depth among them */
 	size_t n_caches;
+	char **unreadable;  /* root's run: read-only paths the sandbox's uid may not read (their
+			     * mode and owner), for the warning and the status; NULL or
+			     * NULL-terminated */
 	char **path_hidden; /* the entries of the caller's PATH left out of the sandbox's PATH
 			     * (env.h), for the warning and the status; NULL-terminated or NULL */
 	enum cr_net_mode net;

@@ -33,14 +33,14 @@
 	"cache = gradle:~/.gradle/caches\n"
 
 /* ci's toolchains and configuration in HOME, read-only, without the credentials kept beside
- * them: cargo's bin (not ~/.cargo, which holds credentials.toml), rustup's toolchains, pyenv,
- * nvm, git's configuration (not its credential store). ~/.npmrc stays out: it holds tokens. */
+ * them: cargo's bin (not ~/.cargo, which holds credentials.toml, nor its config.toml, which may
+ * hold a registry token), rustup's toolchains, pyenv, nvm, git's configuration (not its
+ * credential store). ~/.npmrc stays out: it holds tokens. */
 #define CI_HOME_TOOLS                                                                              \
 	"read_if_exists = ~/.gitconfig\n"                                                          \
 	"read_if_exists = ~/.config/git\n"                                                         \
 	"hide = ~/.config/git/credentials\n"                                                       \
 	"read_if_exists = ~/.cargo/bin\n"                                                          \
-	"read_if_exists = ~/.cargo/config.toml\n"                                                  \
 	"read_if_exists = ~/.rustup\n"                                                             \
 	"read_if_exists = ~/.pyenv\n"                                                              \
 	"read_if_exists = ~/.nvm\n"                                                                \

@@ -5,13 +5,17 @@
  * that passes the check, names no "." or ".." component and canonicalizes to itself;
  * cr_path_is_within() is reflexive, holds for "/" and for every parent cut at a '/', never
  * for a sibling that only shares a string prefix ("/a" and "/ab"), and matches the depth
- * (a path inside a directory is at least as deep). The input is two paths separated by NUL. */
+ * (a path inside a directory is at least as deep). Each input is also a cache spec
+ * (launcher/policy/cache.c, NAME=PATH with the first as HOME): one accepted has a name
+ * cr_cache_name_ok() takes (no '/', not "." or "..") and an absolute, checked path with no "."
+ * or ".." component, not "/", outside /proc and /dev. The input is two paths separated by NUL. */
 #include <errno.h>
 #include <limits.h>
 
 #include "fuzz-util.h"
 #include "launcher/base/path-util.h"
 #include "launcher/base/macro.h"
+#include "launcher/policy/cache.h"
 
 static bool is_canonical(const char *p)
 {
@@ -78,6 +82,28 @@ static void check_within(const char *path, const char *dir)
 		}
 }
 
+static void check_cache_spec(const char *spec, const char *home)
+{
+	_cleanup_free_ char *name = NULL, *path = NULL;
+	char msg[256];
+	int r = cr_cache_spec_parse("--cache", spec, '=', home, &name, &path, msg, sizeof(msg));
+
+	FUZZ_CHECK(r == 0 || r == -EINVAL || r == -ENOMEM, "cr_cache_spec_parse: %d", r);
+	if (r < 0)
+		return;
+	FUZZ_CHECK(cr_cache_name_ok(name, strlen(name)) && !strchr(name, '/') &&
+			   strcmp(name, "..") != 0,
+		   "accepted the name '%s'", name);
+	FUZZ_CHECK(cr_path_check(path, true) == 0 && strcmp(path, "/") != 0 &&
+			   !strstr(path, "/../") && !strstr(path, "/./"),
+		   "accepted the path '%s'", path);
+	FUZZ_CHECK(!(strlen(path) >= 3 && strcmp(path + strlen(path) - 3, "/..") == 0),
+		   "accepted the path '%s'", path);
+	if (is_canonical(path))
+		FUZZ_CHECK(!cr_path_is_within(path, "/proc") && !cr_path_is_within(path, "/dev"),
+			   "accepted '%s' under /proc or /dev", path);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	_cleanup_free_ char *buf = NULL;
@@ -91,6 +117,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_path(v[i]);
 		check_canonical(v[i]);
 	}
+	if (n == 2 && v[1][0] == '/' && cr_path_check(v[1], true) == 0)
+		check_cache_spec(v[0], v[1]);
 	/* cr_path_is_within() wants canonical paths: use it on those only. */
 	if (n == 2 && is_canonical(v[0]) && is_canonical(v[1]) && cr_path_check(v[0], true) == 0 &&
 	    cr_path_check(v[1], true) == 0)

@@ -640,6 +640,41 @@ static void test_hide(void **state)
 	cr_mount_plan_done(&plan);
 }
 
+/* A named cache: its directory in the state directory, writable, at its path in the sandbox,
+ * after the read-only bind that holds that path (~/.cargo/bin before ~/.cargo/registry's parent
+ * is made; ~/.cargo itself stays the private home's). A cache without its directory (never
+ * attached) fails the plan rather than bind nothing. */
+static void test_caches(void **state)
+{
+	struct cr_path_rule paths[] = { { "/home/u/.ssh", CR_PATH_RO } };
+	struct cr_cache caches[] = {
+		{ "reg", "/home/u/.ssh/registry", "/home/u/proj" }, /* below a read-only bind */
+		{ "npm", "/home/u/.npm", "/srv/ab" },
+	};
+	struct cr_policy p = make_policy("/srv/ws", "/home/u", paths, 1);
+	struct cr_mount_plan plan;
+	const struct cr_mount_op *op;
+	ssize_t ro, reg;
+
+	p.caches = caches;
+	p.n_caches = 2;
+	plan_build(&p, merged_host, &plan);
+	op = must_find(&plan, CR_MOUNT_BIND, "/home/u/.npm");
+	assert_string_equal(op->src, "/srv/ab");
+	assert_true(op->flags & CR_MNT_WRITABLE);
+	assert_false(op->flags & (CR_MNT_FILE | CR_MNT_PIN));
+	ro = find_op(&plan, CR_MOUNT_BIND, "/home/u/.ssh");
+	reg = find_op(&plan, CR_MOUNT_BIND, "/home/u/.ssh/registry");
+	assert_true(ro >= 0 && reg > ro);
+	assert_string_equal(plan.ops[reg].src, "/home/u/proj");
+	assert_true(find_op(&plan, CR_MOUNT_TMPFS, "/home/u") < ro);
+	cr_mount_plan_done(&plan);
+
+	caches[1].dir = NULL;
+	fake_host = merged_host;
+	assert_int_equal(cr_mount_plan_build(&p, &fake_view, &plan), -EINVAL);
+}
+
 static void test_ro_rw_binds(void **state)
 {
 	struct cr_path_rule paths[] = {
@@ -1033,6 +1068,7 @@ int main(void)
 		cmocka_unit_test(test_same_path_later_rule_wins),
 		cmocka_unit_test(test_hide),
 		cmocka_unit_test(test_ro_rw_binds),
+		cmocka_unit_test(test_caches),
 		cmocka_unit_test(test_workspace_is_the_only_writable_bind),
 		cmocka_unit_test(test_every_dst_absolute),
 		cmocka_unit_test(test_plan_done),
