@@ -103,6 +103,8 @@ _Noreturn void cr_command_main(struct cr_child_ctx *ctx);
  * fallback. Returns only on failure: -errno (-ENOENT: no PATH entry had it, -EACCES: one had it
  * but it could not be executed). Shared by the command of a run and a warm sandbox's runner. */
 int cr_exec_command(char *const argv[], char *const envp[]);
+/* The same, executing @file (looked up as argv[0] would be) with @argv as it is. */
+int cr_exec_file(const char *file, char *const argv[], char *const envp[]);
 /* Job control and the deadline in pid 1 (ns/jobs.c), every CR_JOBS_TICK_MS while the command
  * runs. cr_jobs_start(): after the command's fork, with SIGTSTP, SIGCONT and SIGALRM blocked;
  * installs their handlers and the timer. 0 or -errno. */
@@ -111,6 +113,10 @@ int cr_jobs_start(const struct cr_child_ctx *ctx);
 /* In pid 1's SIGTERM handler: true if the deadline has passed, the SIGTERM then being the
  * timeout's, which goes to the sandbox once (and false before: forward it). */
 bool cr_jobs_timeout_term(void);
+/* Whom cr_jobs_kill_all() signals: every other process of the pid namespace when pid 1 of its
+ * own, else only @pid, the command. Set before the signal handlers run. */
+void cr_jobs_set_command(pid_t pid);
+int cr_jobs_kill_all(int sig);
 /* Whether the text of a /proc/PID/stat (@n bytes, perhaps cut short after the state) says the
  * process is stopped by a signal (state T). */
 bool cr_jobs_stat_stopped(const char *stat, size_t n);
@@ -124,3 +130,11 @@ int cr_mounts_pivot(const char *root);
  * the session's, with the plan's read-only knobs under it. 0, or -errno with the mount in @msg. */
 int cr_mounts_worker_proc(const struct cr_mount_plan *plan, char *msg, size_t size);
 int cr_mounts_seal(struct cr_child_ctx *ctx);
+/* Clone the tree at @src_fd (with its submounts if @recursive), set @attrs (MOUNT_ATTR_*) on all
+ * of it, attach it at @target_fd. 0 or -errno. */
+int cr_mounts_attach_clone(int src_fd, int target_fd, uint64_t attrs, bool recursive);
+/* Mount a fresh file system of @type on the directory open at @target_fd. 0 or -errno. */
+int cr_mounts_fs(int target_fd, const char *type, unsigned long flags, const char *data);
+/* One operation of an explicit filesystem (CR_MNT_EXPLICIT) under @root_fd, the new root not
+ * yet pivoted into (ns/mounts-explicit.c). 0, or -errno with a sentence in ctx->detail. */
+int cr_mounts_explicit_one(struct cr_child_ctx *ctx, const struct cr_mount_op *op, int root_fd);

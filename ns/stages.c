@@ -16,6 +16,7 @@
 #include "cgroup/cgroup.h"
 #include "linux-internal.h"
 #include "launcher/base/log.h"
+#include "launcher/policy/env.h"
 #include "launcher/base/macro.h"
 #include "ns/net/net.h"
 #include "ns/net/proxy.h"
@@ -64,8 +65,9 @@ static int stage_sync(struct cr_child_ctx *ctx)
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		return negative_errno();
 	/* A new session without a controlling terminal: TIOCSTI cannot push keystrokes into the
-	 * caller's terminal, and terminal signals reach corral, which forwards them. */
-	if (setsid() < 0)
+	 * caller's terminal, and terminal signals reach corral, which forwards them. An explicit
+	 * policy says whether it wants one. */
+	if ((!ctx->policy->ex.on || ctx->policy->ex.new_session) && setsid() < 0)
 		return negative_errno();
 	if (read(ctx->sync_fd, &c, 1) != 1)
 		_exit(CR_EXIT_SETUP_SILENT); /* the parent failed or died; it reports */
@@ -126,6 +128,8 @@ static int stage_userns_limit(struct cr_child_ctx *ctx)
 {
 	_cleanup_close_ int fd = -EBADF;
 
+	if (ctx->policy->ex.on && ctx->policy->ex.nested_userns)
+		return 0;
 	/* The limit belongs to the sandbox's own user namespace and binds everything in it: with
 	 * no nested user namespace, the command can never regain capabilities to create any other
 	 * namespace either. */
@@ -159,6 +163,9 @@ static int stage_pivot(struct cr_child_ctx *ctx)
 
 static int stage_remount_ro(struct cr_child_ctx *ctx)
 {
+	/* An explicit filesystem is as its operations left it (--remount-ro is one). */
+	if (ctx->policy->ex.on)
+		return 0;
 	return cr_mounts_seal(ctx);
 }
 
@@ -166,7 +173,8 @@ static int stage_loopback(struct cr_child_ctx *ctx)
 {
 	int r;
 
-	if (ctx->policy->net == CR_NET_HOST)
+	if (ctx->policy->net == CR_NET_HOST ||
+	    (ctx->policy->ex.on && !(ctx->policy->ex.namespaces & CR_NS_NET)))
 		return 0;
 	r = cr_net_loopback_up();
 	if (r < 0 || ctx->policy->net != CR_NET_HOSTS)
@@ -185,13 +193,30 @@ static int stage_loopback(struct cr_child_ctx *ctx)
 
 static int stage_hostname(struct cr_child_ctx *ctx)
 {
+	if (!ctx->policy->hostname)
+		return 0;
 	if (sethostname(ctx->policy->hostname, strlen(ctx->policy->hostname)) < 0)
 		return negative_errno();
 	return 0;
 }
 
+/* An explicit policy without a working directory of its own: the caller's if the sandbox shows
+ * it, else $HOME, else /. */
+static int cwd_fallback(struct cr_child_ctx *ctx)
+{
+	const char *home = cr_env_get(ctx->policy->env, "HOME");
+
+	if (ctx->policy->cwd && chdir(ctx->policy->cwd) == 0)
+		return 0;
+	if (home && chdir(home) == 0)
+		return 0;
+	return chdir("/") < 0 ? negative_errno() : 0;
+}
+
 static int stage_cwd(struct cr_child_ctx *ctx)
 {
+	if (ctx->policy->ex.on && ctx->policy->ex.cwd_fallback)
+		return cwd_fallback(ctx);
 	if (chdir(ctx->policy->cwd) < 0) {
 		int r = negative_errno();
 
@@ -214,6 +239,8 @@ static int stage_caps(struct cr_child_ctx *ctx)
 {
 	/* A warm sandbox's pid 1 keeps CAP_SYS_ADMIN (in its own user namespace) to give each
 	 * worker a pid namespace; the workers drop it (ns/zygote.c). */
+	if (ctx->policy->ex.on && ctx->policy->ex.caps)
+		return cr_caps_keep(ctx->policy->ex.caps, ctx->idmap.inside_uid != 0);
 	return ctx->warm_pool ? cr_zygote_caps() : cr_caps_drop_all();
 }
 
@@ -226,6 +253,8 @@ static int stage_no_new_privs(struct cr_child_ctx *ctx)
 
 static int stage_limits(struct cr_child_ctx *ctx)
 {
+	if (ctx->policy->ex.on && !ctx->cgroup)
+		return 0; /* an explicit policy that asked for no limit: not even RLIMIT_CORE */
 	return cr_rlimits_apply(ctx->rlimits);
 }
 

@@ -40,6 +40,8 @@ LAYERS = [
     # the doors: corral serve, corral.exe (windows/ is its own product: its front end and its
     # driver; nothing includes it), then the command line, whose main.c dispatches to them all
     ('serve', ['launcher/serve', 'windows']),
+    # the bwrap personality: bwrap's command line, `corral bwrap` and the `bwrap` executable
+    ('bwrap', ['launcher/bwrap']),
     ('cmd', ['launcher/cmd']),
     # measurement, on top of everything
     ('bench', ['bench']),

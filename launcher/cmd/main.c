@@ -9,6 +9,7 @@
 #include "doctor.h"
 #include "profile-cmd.h"
 #include "session-cmd.h"
+#include "launcher/bwrap/bwrap.h"
 #include "launcher/policy/cli.h"
 #include "launcher/base/exit-codes.h"
 #include "launcher/base/log.h"
@@ -79,6 +80,8 @@ int main(int argc, char **argv)
 		return cr_serve_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "check") == 0)
 		return cr_check_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "bwrap") == 0)
+		return cr_bwrap_main(argc - 1, argv + 1, "corral bwrap");
 	if (strcmp(cmd, "help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0)
 		return help(strcmp(cmd, "help") == 0 && argc > 2 ? argv[2] : NULL);
 	if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {

@@ -106,5 +106,9 @@ void cr_policy_done(struct cr_policy *p)
 	free(p->tcp_connect);
 	free(p->tcp_bind);
 	free(p->seccomp_profile);
+	cr_fs_ops_free(p->fs_ops, p->n_fs_ops);
+	free(p->ex.argv0);
+	free(p->ex.seccomp_fds);
+	strv_freep(&p->ex.lock_files);
 	*p = (struct cr_policy){};
 }

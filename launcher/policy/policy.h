@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fs-op.h"
 #include "limits.h"
 #include "ports.h"
 
@@ -71,6 +72,39 @@ struct cr_path_rule {
 	enum cr_path_access access;
 };
 
+/* The namespaces an explicit policy unshares (cr_explicit.namespaces); a mount namespace always. */
+enum cr_ns_bit {
+	CR_NS_USER = 1 << 0,
+	CR_NS_PID = 1 << 1,
+	CR_NS_NET = 1 << 2,
+	CR_NS_IPC = 1 << 3,
+	CR_NS_UTS = 1 << 4,
+	CR_NS_CGROUP = 1 << 5,
+};
+
+/* A policy a door describes whole (bwrap's command line, later an OCI config) rather than
+ * corral's default layout: the root from cr_policy.fs_ops, and how the process is set up. With
+ * @on, cr_policy's workspace, paths, pins, home and map_root are not used. */
+struct cr_explicit {
+	bool on;
+	unsigned namespaces;  /* enum cr_ns_bit */
+	bool nested_userns;   /* the command may make user namespaces (false: --disable-userns) */
+	uint32_t uid, gid;    /* the command's ids inside its user namespace */
+	uint64_t caps;	      /* capabilities kept, bit N for capability N; 0: none */
+	bool as_pid_1;	      /* the command is the sandbox's first process: no init before it */
+	bool new_session;     /* setsid(): the command cannot reach the caller's terminal */
+	bool harden_proc;     /* /proc/sys, /proc/sysrq-trigger... read-only wherever /proc shows */
+	bool cwd_fallback;    /* cr_policy.cwd missing in the sandbox: $HOME, then / (no error) */
+	char *argv0;	      /* the command's argv[0], when not argv[0] itself; NULL: argv[0] */
+	int *seccomp_fds;     /* classic BPF programs (struct sock_filter arrays) to install, in
+			       * order, after corral's own filter; read by the driver */
+	size_t n_seccomp_fds;
+	int block_fd;	      /* pid 1 waits for this to become readable (EOF) before the command */
+	int userns_block_fd;  /* the parent waits for it after the id maps, before the sync; -1 */
+	char **lock_files;    /* paths inside the sandbox its init holds a read lock on while it
+			       * lives, NULL-terminated; NULL: none */
+};
+
 struct cr_policy {
 	char *workspace; /* absolute, canonical, an existing directory; writable unless workspace_ro */
 	bool workspace_ro; /* the workspace is shown read-only (profile strict) */
@@ -114,6 +148,9 @@ struct cr_policy {
 				 * the pid namespace (the sandbox's own dumpable processes) */
 	struct cr_limits limits; /* --memory, --pids, ...; pids defaults to CR_DEFAULT_PIDS */
 	char **argv;		/* the command, NULL-terminated, argv[0] looked up in the sandbox PATH */
+	struct cr_fs_op *fs_ops; /* with ex.on: the root, built in this order (fs-op.h) */
+	size_t n_fs_ops;
+	struct cr_explicit ex;
 };
 
 const char *cr_path_access_to_string(enum cr_path_access a);
