@@ -23,10 +23,13 @@ esac
 # iproute2; make and git (with gcc and python3, the seccomp suite's ordinary workloads); the vm
 # suite: qemu-system-x86, busybox-static (the guest's userland), cpio; the valgrind suite:
 # valgrind; the ptrace suite: gdb and strace (Debian packages of those names), which it runs under
-# --profile ci, and gcc's AddressSanitizer (libasan, which gcc already brings).
+# --profile ci, and gcc's AddressSanitizer (libasan, which gcc already brings); the bwrap suite
+# (bubblewrap's own tests against the bwrap personality, ../shared/bwrap-suite): libcap-dev to
+# build the reference, python3-seccomp for its seccomp tests, libcap2-bin (capsh, getpcaps).
 packages=(gcc meson ninja-build pkg-config libmnl-dev libseccomp-dev libcap-ng-dev libinih-dev
 	libbsd-dev libmd-dev libjson-c-dev scdoc libcmocka-dev util-linux procps python3 iproute2
-	jq make git qemu-system-x86 busybox-static cpio valgrind gdb strace)
+	jq make git qemu-system-x86 busybox-static cpio valgrind gdb strace libcap-dev
+	python3-seccomp libcap2-bin)
 . tools/apt-install.sh
 install_missing setup "${packages[@]}"
 
