@@ -27,10 +27,11 @@ int cr_caps_drop_all(void)
 	return 0;
 }
 
-int cr_caps_keep(uint64_t caps, bool ambient)
+int cr_caps_keep(uint64_t caps, bool inheritable, bool ambient)
 {
 	capng_type_t sets = CAPNG_EFFECTIVE | CAPNG_PERMITTED | CAPNG_BOUNDING_SET |
-			    (ambient ? CAPNG_INHERITABLE | CAPNG_AMBIENT : 0);
+			    (inheritable || ambient ? CAPNG_INHERITABLE : 0) |
+			    (ambient ? CAPNG_AMBIENT : 0);
 	int r;
 
 	capng_clear(CAPNG_SELECT_ALL);

@@ -10,7 +10,7 @@
  * could not apply; its own codes are not errnos and are only logged at debug level). */
 int cr_caps_drop_all(void);
 
-/* Keep exactly @caps (bit N: capability N) in the effective, permitted and bounding sets, and
- * with @ambient in the inheritable and ambient ones too (what a uid other than 0 needs to keep
- * them across execve); nothing else. 0 or -errno. */
-int cr_caps_keep(uint64_t caps, bool ambient);
+/* Keep exactly @caps (bit N: capability N) in the effective, permitted and bounding sets, with
+ * @inheritable in the inheritable one, and with @ambient in the inheritable and ambient ones
+ * (what a uid other than 0 needs to keep them across execve); nothing else. 0 or -errno. */
+int cr_caps_keep(uint64_t caps, bool inheritable, bool ambient);

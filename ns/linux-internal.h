@@ -137,4 +137,9 @@ int cr_mounts_attach_clone(int src_fd, int target_fd, uint64_t attrs, bool recur
 int cr_mounts_fs(int target_fd, const char *type, unsigned long flags, const char *data);
 /* One operation of an explicit filesystem (CR_MNT_EXPLICIT) under @root_fd, the new root not
  * yet pivoted into (ns/mounts-explicit.c). 0, or -errno with a sentence in ctx->detail. */
+/* An explicit operation's source, in the child's mount namespace: the caller's path with
+ * symlinks followed (or the descriptor it passed, found again by its path), cloned at once with
+ * what is mounted under it, before the new root covers anything. A descriptor, -ENOENT (with
+ * ctx->detail empty: an optional source that is missing) or -errno with ctx->detail set. */
+int cr_mounts_explicit_source(struct cr_child_ctx *ctx, struct cr_mount_op *op);
 int cr_mounts_explicit_one(struct cr_child_ctx *ctx, const struct cr_mount_op *op, int root_fd);

@@ -127,7 +127,7 @@ static int add_data(struct cr_mount_plan *plan, const struct cr_fs_op *f)
 	return 0;
 }
 
-static int add_one(struct cr_mount_plan *plan, const struct cr_fs_op *f,
+static int add_one(struct cr_mount_plan *plan, const struct cr_fs_op *f, unsigned ns,
 		   const struct cr_host_view *host)
 {
 	unsigned mode = f->mode;
@@ -154,7 +154,12 @@ static int add_one(struct cr_mount_plan *plan, const struct cr_fs_op *f,
 	case CR_FS_REMOUNT_RO:
 		return cr_mount_plan_add(plan, CR_MOUNT_REMOUNT_RO, CR_MNT_EXPLICIT, 0, NULL, f->dst);
 	case CR_FS_PROC:
-		r = cr_mount_plan_add(plan, CR_MOUNT_PROC, CR_MNT_EXPLICIT, 0, NULL, f->dst);
+		/* In the caller's pid namespace, the caller's procfs: no other may be mounted. */
+		if (!(ns & CR_NS_PID))
+			r = cr_mount_plan_add(plan, CR_MOUNT_BIND, CR_MNT_EXPLICIT | CR_MNT_WRITABLE, 0,
+					      "/proc", f->dst);
+		else
+			r = cr_mount_plan_add(plan, CR_MOUNT_PROC, CR_MNT_EXPLICIT, 0, NULL, f->dst);
 		return r < 0 ? r : add_proc_knobs(plan, f->dst);
 	case CR_FS_DEV:
 		return add_dev(plan, f->dst);
@@ -174,7 +179,7 @@ int cr_mount_plan_explicit(const struct cr_policy *p, const struct cr_host_view 
 	int r = 0;
 
 	for (size_t i = 0; i < p->n_fs_ops && r >= 0; i++)
-		r = add_one(plan, &p->fs_ops[i], host);
+		r = add_one(plan, &p->fs_ops[i], p->ex.namespaces, host);
 	/* Whatever /proc the sandbox shows, a fresh one or the host's through a bind of /: its
 	 * kernel knobs read-only, even to a root caller. */
 	if (r >= 0 && p->ex.harden_proc)

@@ -216,12 +216,20 @@ static bool is_dir_fd(int fd)
 	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* @op->src_fd is already a detached tree (cr_mounts_explicit_source()). */
 static int bind(const struct cr_mount_op *op, int target)
 {
-	uint64_t attrs = MOUNT_ATTR_NOSUID | (op->flags & CR_MNT_DEVICES ? 0 : MOUNT_ATTR_NODEV) |
-			 (op->flags & CR_MNT_WRITABLE ? 0 : MOUNT_ATTR_RDONLY);
+	struct mount_attr attr = {
+		.attr_set = MOUNT_ATTR_NOSUID | (op->flags & CR_MNT_DEVICES ? 0 : MOUNT_ATTR_NODEV) |
+			    (op->flags & CR_MNT_WRITABLE ? 0 : MOUNT_ATTR_RDONLY),
+	};
 
-	return cr_mounts_attach_clone(op->src_fd, target, attrs, true);
+	if (mount_setattr(op->src_fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
+		return negative_errno();
+	if (move_mount(op->src_fd, "", target, "",
+		       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return negative_errno();
+	return 0;
 }
 
 static int mount_one(const struct cr_mount_op *op, int target)
@@ -264,6 +272,56 @@ static int mount_one(const struct cr_mount_op *op, int target)
 	default:
 		return -EINVAL;
 	}
+}
+
+/* The descriptor the caller passed (--bind-fd) names a tree of the caller's mount namespace,
+ * which this one cannot clone: the same directory, by its path here. */
+static int reopen_fd(int fd)
+{
+	char link[64], path[PATH_MAX];
+	struct stat a, b;
+	ssize_t n;
+	int r;
+
+	(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n < 0)
+		return negative_errno();
+	path[n] = '\0';
+	r = open(path, O_PATH | O_CLOEXEC);
+	if (r < 0)
+		return negative_errno();
+	if (fstat(fd, &a) < 0 || fstat(r, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+		(void)close(r);
+		return -ESTALE;
+	}
+	return r;
+}
+
+int cr_mounts_explicit_source(struct cr_child_ctx *ctx, struct cr_mount_op *op)
+{
+	_cleanup_close_ int fd = -EBADF;
+	int tree;
+
+	ctx->detail[0] = '\0';
+	if (op->src_fd >= 0) {
+		fd = reopen_fd(op->src_fd);
+		op->src_fd = -EBADF; /* the caller's: not ours to close */
+		if (fd < 0)
+			return detail(ctx, fd, "Can't find the directory of the descriptor given");
+	} else {
+		fd = open(op->src, O_PATH | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT && (op->flags & CR_MNT_OPTIONAL))
+			return -ENOENT;
+		if (fd < 0)
+			return detail(ctx, negative_errno(), "Can't find source path %s", op->src);
+	}
+	if (op->kind != CR_MOUNT_BIND)
+		return TAKE_FD(fd);
+	tree = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+	if (tree < 0)
+		return detail(ctx, negative_errno(), "Can't bind %s", op->src ?: op->dst);
+	return tree;
 }
 
 /* Which operations make their destination when it is missing, and as what. */

@@ -34,19 +34,18 @@ int cr_mounts_open_sources(struct cr_child_ctx *ctx)
 
 		if ((op->kind != CR_MOUNT_BIND && op->kind != CR_MOUNT_DEVICE &&
 		     op->kind != CR_MOUNT_NULL) ||
-		    (op->flags & CR_MNT_IDMAPPED) || op->src_fd >= 0)
+		    (op->flags & CR_MNT_IDMAPPED))
 			continue;
-		/* An explicit filesystem's source is the caller's path: symlinks followed. */
 		if (op->flags & CR_MNT_EXPLICIT) {
-			fd = open(op->src, O_PATH | O_CLOEXEC);
-			if (fd < 0)
-				fd = negative_errno();
-		} else
+			fd = cr_mounts_explicit_source(ctx, op);
+			if (fd < 0 && ctx->detail[0])
+				return fd;
+		} else if (op->src_fd >= 0)
+			continue;
+		else
 			fd = cr_open_path_nofollow(op->src);
 		if (fd == -ENOENT && (op->flags & CR_MNT_OPTIONAL))
 			continue;
-		if (fd < 0 && (op->flags & CR_MNT_EXPLICIT))
-			return detail(ctx, fd, "Can't find source path", op->src);
 		if (fd < 0)
 			return detail(ctx, fd, "cannot open", op->src);
 		op->src_fd = fd;

@@ -240,7 +240,8 @@ static int stage_caps(struct cr_child_ctx *ctx)
 	/* A warm sandbox's pid 1 keeps CAP_SYS_ADMIN (in its own user namespace) to give each
 	 * worker a pid namespace; the workers drop it (ns/zygote.c). */
 	if (ctx->policy->ex.on && ctx->policy->ex.caps)
-		return cr_caps_keep(ctx->policy->ex.caps, ctx->idmap.inside_uid != 0);
+		return cr_caps_keep(ctx->policy->ex.caps, ctx->policy->ex.caps_inheritable,
+				    ctx->idmap.inside_uid != 0);
 	return ctx->warm_pool ? cr_zygote_caps() : cr_caps_drop_all();
 }
 

@@ -121,7 +121,7 @@ struct parser {
 	char **overlay_srcs;
 	size_t n_overlay_srcs;
 	uint64_t caps;
-	bool chdir_set, uid_set, gid_set, hostname_set, seccomp_set;
+	bool chdir_set, uid_set, gid_set, hostname_set, seccomp_set, caps_used;
 	int depth;
 	char *msg;
 	size_t msg_size;
@@ -268,6 +268,7 @@ static int cap_arg(struct parser *p, const char *name, bool add)
 {
 	int c;
 
+	p->caps_used = true;
 	if (strcasecmp(name, "ALL") == 0) {
 		p->caps = add ? ~0ull : 0;
 		return 0;
@@ -837,6 +838,7 @@ static int finish(struct parser *p, uint32_t uid, uint32_t gid)
 	if (ex->as_pid_1 && ex->lock_files)
 		return fail(p, -EINVAL, "Specifying --as-pid-1 and --lock-file is not permitted");
 	ex->caps = p->caps;
+	ex->caps_inheritable = p->caps_used;
 	b->policy.net = ex->namespaces & CR_NS_NET ? CR_NET_NONE : CR_NET_HOST;
 	return 0;
 }

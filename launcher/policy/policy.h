@@ -91,6 +91,7 @@ struct cr_explicit {
 	bool nested_userns;   /* the command may make user namespaces (false: --disable-userns) */
 	uint32_t uid, gid;    /* the command's ids inside its user namespace */
 	uint64_t caps;	      /* capabilities kept, bit N for capability N; 0: none */
+	bool caps_inheritable; /* the inheritable set holds them too */
 	bool as_pid_1;	      /* the command is the sandbox's first process: no init before it */
 	bool new_session;     /* setsid(): the command cannot reach the caller's terminal */
 	bool harden_proc;     /* /proc/sys, /proc/sysrq-trigger... read-only wherever /proc shows */
