@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -139,6 +141,22 @@ static int exec_explicit(struct cr_child_ctx *ctx)
 	return cr_exec_file(p->argv[0], argv, env);
 }
 
+/* An explicit policy's own seccomp programs, after corral's filter, in the order given. */
+static int install_programs(const struct cr_policy *p)
+{
+	for (size_t i = 0; i < p->ex.n_seccomp_programs; i++) {
+		struct sock_fprog prog = {
+			.len = (unsigned short)(p->ex.seccomp_programs[i].size /
+						sizeof(struct sock_filter)),
+			.filter = p->ex.seccomp_programs[i].insns,
+		};
+
+		if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+			return negative_errno();
+	}
+	return 0;
+}
+
 _Noreturn void cr_command_main(struct cr_child_ctx *ctx)
 {
 	struct cr_child_msg msg = { .type = CR_MSG_ERROR };
@@ -156,7 +174,8 @@ _Noreturn void cr_command_main(struct cr_child_ctx *ctx)
 		r = close_fds(ctx);
 	if (r < 0) {
 		msg.stage = CR_STAGE_FDS;
-	} else if ((r = cr_seccomp_install(ctx->seccomp)) < 0) {
+	} else if ((r = cr_seccomp_install(ctx->seccomp)) < 0 ||
+		   (r = install_programs(ctx->policy)) < 0) {
 		/* The syscall filter: last before execve, after no_new_privs (set by pid 1 and
 		 * inherited), so that nothing of corral's own setup has to pass it. Pid 1 stays
 		 * unfiltered. */

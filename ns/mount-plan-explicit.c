@@ -127,6 +127,33 @@ static int add_data(struct cr_mount_plan *plan, const struct cr_fs_op *f)
 	return 0;
 }
 
+/* The overlay, then each of its directories (fs-op.h: lowers joined with ':'; a lower's own
+ * ':' cannot be told apart, so the door joins them with '\n' here, see launcher/bwrap). */
+static int add_overlay(struct cr_mount_plan *plan, const struct cr_fs_op *f)
+{
+	unsigned flags = CR_MNT_EXPLICIT | (f->flags & CR_FS_RO ? 0 : CR_MNT_WRITABLE) |
+			 (f->flags & CR_FS_TMP_UPPER ? CR_MNT_COPY : 0);
+	_cleanup_free_ char *lowers = strdup(f->src);
+	size_t first = plan->n_ops, n = 0;
+	char *save = NULL;
+	int r;
+
+	if (!lowers)
+		return -ENOMEM;
+	r = cr_mount_plan_add(plan, CR_MOUNT_OVERLAY, flags, 0, NULL, f->dst);
+	for (char *l = strtok_r(lowers, "\n", &save); l && r >= 0; l = strtok_r(NULL, "\n", &save), n++)
+		r = cr_mount_plan_add(plan, CR_MOUNT_OVERLAY_SRC, CR_MNT_EXPLICIT, 0, l, f->dst);
+	if (r >= 0 && f->upper)
+		r = cr_mount_plan_add(plan, CR_MOUNT_OVERLAY_SRC, CR_MNT_EXPLICIT | CR_MNT_WRITABLE, 0,
+				      f->upper, f->dst);
+	if (r >= 0 && f->work)
+		r = cr_mount_plan_add(plan, CR_MOUNT_OVERLAY_SRC, CR_MNT_EXPLICIT | CR_MNT_WRITABLE, 0,
+				      f->work, f->dst);
+	if (r >= 0)
+		plan->ops[first].size = n;
+	return r;
+}
+
 static int add_one(struct cr_mount_plan *plan, const struct cr_fs_op *f, unsigned ns,
 		   const struct cr_host_view *host)
 {
@@ -168,6 +195,7 @@ static int add_one(struct cr_mount_plan *plan, const struct cr_fs_op *f, unsigne
 	case CR_FS_FILE:
 		return add_data(plan, f);
 	case CR_FS_OVERLAY:
+		return add_overlay(plan, f);
 	default:
 		return -EOPNOTSUPP;
 	}

@@ -25,6 +25,10 @@ enum cr_mount_kind {
 	CR_MOUNT_REMOUNT_RO, /* the mount at dst and those under it become read-only */
 	CR_MOUNT_MQUEUE,     /* an mqueue file system at dst */
 	CR_MOUNT_DATA,	     /* a file holding @size bytes of src, at dst (CR_MNT_COPY) or bound */
+	CR_MOUNT_OVERLAY,    /* overlayfs at dst from the @size OVERLAY_SRC ops after it: lower
+			      * layers in the caller's order, then (CR_MNT_WRITABLE without
+			      * CR_MNT_COPY) upper and work; CR_MNT_COPY: upper on a private tmpfs */
+	CR_MOUNT_OVERLAY_SRC, /* a directory of the overlay before it: src, opened early */
 	_CR_MOUNT_KIND_MAX,
 };
 

@@ -269,6 +269,8 @@ static int mount_one(const struct cr_mount_op *op, int target)
 		return 0;
 	case CR_MOUNT_DATA:
 		return bind_data(op, target);
+	case CR_MOUNT_OVERLAY_SRC:
+		return 0; /* its overlay, before it, used it */
 	default:
 		return -EINVAL;
 	}
@@ -310,7 +312,8 @@ int cr_mounts_explicit_source(struct cr_child_ctx *ctx, struct cr_mount_op *op)
 		if (fd < 0)
 			return detail(ctx, fd, "Can't find the directory of the descriptor given");
 	} else {
-		fd = open(op->src, O_PATH | O_CLOEXEC);
+		fd = open(op->src, O_PATH | O_CLOEXEC |
+					   (op->kind == CR_MOUNT_OVERLAY_SRC ? O_DIRECTORY : 0));
 		if (fd < 0 && errno == ENOENT && (op->flags & CR_MNT_OPTIONAL))
 			return -ENOENT;
 		if (fd < 0)
@@ -322,6 +325,58 @@ int cr_mounts_explicit_source(struct cr_child_ctx *ctx, struct cr_mount_op *op)
 	if (tree < 0)
 		return detail(ctx, negative_errno(), "Can't bind %s", op->src ?: op->dst);
 	return tree;
+}
+
+static int append(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4);
+static int append(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t len = strlen(buf);
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf + len, size - len, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= size - len ? -ENAMETOOLONG : 0;
+}
+
+/* overlayfs at @target: its directories are the descriptors opened early (the OVERLAY_SRC ops
+ * that follow @op), named by /proc/self/fd, so that no path needs escaping and none under the
+ * new root's mount point is hidden. The last lower given is the topmost. */
+static int overlay(struct cr_child_ctx *ctx, const struct cr_mount_op *op, int target)
+{
+	const struct cr_mount_op *src = op + 1;
+	size_t n = op->size;
+	_cleanup_close_ int fs = -EBADF, tmp = -EBADF;
+	char data[2048] = "lowerdir=", path[64];
+	int r = 0;
+
+	for (size_t i = n; i-- > 0 && r >= 0;)
+		r = append(data, sizeof(data), "%s/proc/self/fd/%d", i + 1 < n ? ":" : "",
+			   src[i].src_fd);
+	if (r >= 0 && (op->flags & CR_MNT_COPY)) {
+		/* --tmp-overlay: upper and work on a tmpfs no one else can reach */
+		fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
+		if (fs < 0 || fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+			return negative_errno();
+		tmp = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+		if (tmp < 0 || mkdirat(tmp, "upper", 0755) < 0 || mkdirat(tmp, "work", 0755) < 0)
+			return negative_errno();
+		r = append(data, sizeof(data), ",upperdir=/proc/self/fd/%d/upper,workdir=/proc/self/fd/%d/work",
+			   tmp, tmp);
+	} else if (r >= 0 && (op->flags & CR_MNT_WRITABLE)) {
+		r = append(data, sizeof(data), ",upperdir=/proc/self/fd/%d,workdir=/proc/self/fd/%d",
+			   src[n].src_fd, src[n + 1].src_fd);
+	}
+	if (r >= 0 && (ctx->policy->ex.namespaces & CR_NS_USER))
+		r = append(data, sizeof(data), ",userxattr");
+	if (r < 0)
+		return r;
+	(void)snprintf(path, sizeof(path), "/proc/self/fd/%d", target);
+	if (mount("overlay", path, "overlay",
+		  MS_NOSUID | MS_NODEV | (op->flags & CR_MNT_WRITABLE ? 0 : MS_RDONLY), data) < 0)
+		return negative_errno();
+	return 0;
 }
 
 /* Which operations make their destination when it is missing, and as what. */
@@ -345,6 +400,8 @@ int cr_mounts_explicit_one(struct cr_child_ctx *ctx, const struct cr_mount_op *o
 	}
 	if ((op->kind == CR_MOUNT_BIND || op->kind == CR_MOUNT_DEVICE) && op->src_fd < 0)
 		return 0; /* --*-try, or a device this host lacks */
+	if (op->kind == CR_MOUNT_OVERLAY_SRC)
+		return 0;
 	dir = op->kind == CR_MOUNT_BIND ? is_dir_fd(op->src_fd) : !(op->flags & CR_MNT_FILE);
 	target = resolve(root_fd, op->dst, creates(op), dir, parent_mode(op),
 			 dir ? (op->kind == CR_MOUNT_DIR ? op->mode : 0755) : 0444);
@@ -353,7 +410,7 @@ int cr_mounts_explicit_one(struct cr_child_ctx *ctx, const struct cr_mount_op *o
 	if (target < 0)
 		return detail(ctx, target, "Can't create %s %s", cr_mount_kind_to_string(op->kind),
 			      op->dst);
-	r = mount_one(op, target);
+	r = op->kind == CR_MOUNT_OVERLAY ? overlay(ctx, op, target) : mount_one(op, target);
 	if (r < 0)
 		return detail(ctx, r, "Can't %s %s", cr_mount_kind_to_string(op->kind), op->dst);
 	return 0;

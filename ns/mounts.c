@@ -33,7 +33,7 @@ int cr_mounts_open_sources(struct cr_child_ctx *ctx)
 		int fd;
 
 		if ((op->kind != CR_MOUNT_BIND && op->kind != CR_MOUNT_DEVICE &&
-		     op->kind != CR_MOUNT_NULL) ||
+		     op->kind != CR_MOUNT_NULL && op->kind != CR_MOUNT_OVERLAY_SRC) ||
 		    (op->flags & CR_MNT_IDMAPPED))
 			continue;
 		if (op->flags & CR_MNT_EXPLICIT) {

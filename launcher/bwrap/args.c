@@ -121,7 +121,7 @@ struct parser {
 	char **overlay_srcs;
 	size_t n_overlay_srcs;
 	uint64_t caps;
-	bool chdir_set, uid_set, gid_set, hostname_set, seccomp_set, caps_used;
+	bool chdir_set, uid_set, gid_set, hostname_set, seccomp_single, caps_used;
 	int depth;
 	char *msg;
 	size_t msg_size;
@@ -283,12 +283,51 @@ static int cap_arg(struct parser *p, const char *name, bool add)
 	return 0;
 }
 
+/* --seccomp FD (one program, alone) and --add-seccomp-fd FD (any number, in order): each read
+ * whole now, and the descriptor closed, as bwrap does. */
+static int seccomp_option(struct parser *p, const char *opt, int fd)
+{
+	struct cr_explicit *ex = &p->b->policy.ex;
+	bool single = strcmp(opt, "--seccomp") == 0;
+	struct cr_bpf_program *a;
+	size_t len;
+	char *data;
+	int r;
+
+	if (single && ex->n_seccomp_programs && !p->seccomp_single)
+		return fail(p, -EINVAL, "--seccomp cannot be combined with --add-seccomp-fd");
+	if (!single && p->seccomp_single)
+		return fail(p, -EINVAL, "--add-seccomp-fd cannot be combined with --seccomp");
+	r = read_fd(fd, &data, &len);
+	(void)close(fd);
+	if (r < 0)
+		return fail(p, r, "Can't read seccomp data: %s", strerror(-r));
+	if (len == 0 || len % 8 != 0 || len / 8 > USHRT_MAX) {
+		free(data);
+		return fail(p, -EINVAL, "Invalid seccomp data, must be multiple of 8");
+	}
+	if (single && p->seccomp_single) { /* the last --seccomp wins */
+		free(ex->seccomp_programs[0].insns);
+		ex->seccomp_programs[0] = (struct cr_bpf_program){ data, len };
+		return 0;
+	}
+	a = reallocarray(ex->seccomp_programs, ex->n_seccomp_programs + 1, sizeof(*a));
+	if (!a) {
+		free(data);
+		return -ENOMEM;
+	}
+	ex->seccomp_programs = a;
+	a[ex->n_seccomp_programs++] = (struct cr_bpf_program){ data, len };
+	p->seccomp_single = single;
+	return 0;
+}
+
 /* The options that take a file descriptor and set a field. */
 static int fd_option(struct parser *p, const char *opt, const char *arg)
 {
 	struct cr_bwrap *b = p->b;
 	struct cr_explicit *ex = &b->policy.ex;
-	int fd, r, *a;
+	int fd, r;
 
 	r = parse_fd(p, opt, arg, &fd);
 	if (r < 0)
@@ -309,20 +348,8 @@ static int fd_option(struct parser *p, const char *opt, const char *arg)
 		b->userns2_fd = fd;
 	else if (strcmp(opt, "--pidns") == 0)
 		b->pidns_fd = fd;
-	else {
-		/* --seccomp once, and only before any --add-seccomp-fd; --add-seccomp-fd repeats */
-		if (strcmp(opt, "--seccomp") == 0 && p->seccomp_set)
-			return fail(p, -EINVAL, "--seccomp cannot be combined with --add-seccomp-fd");
-		if (strcmp(opt, "--add-seccomp-fd") == 0 && p->seccomp_set && ex->n_seccomp_fds == 1 &&
-		    false)
-			return -EINVAL;
-		p->seccomp_set = true;
-		a = reallocarray(ex->seccomp_fds, ex->n_seccomp_fds + 1, sizeof(int));
-		if (!a)
-			return -ENOMEM;
-		ex->seccomp_fds = a;
-		a[ex->n_seccomp_fds++] = fd;
-	}
+	else
+		return seccomp_option(p, opt, fd);
 	return 0;
 }
 
@@ -417,7 +444,7 @@ static int overlay_option(struct parser *p, const char *opt, char **args)
 	for (size_t i = 0; i < p->n_overlay_srcs; i++) {
 		char *l = NULL;
 
-		if (asprintf(&l, "%s%s%s", lowers ?: "", lowers ? ":" : "", p->overlay_srcs[i]) < 0)
+		if (asprintf(&l, "%s%s%s", lowers ?: "", lowers ? "\n" : "", p->overlay_srcs[i]) < 0)
 			return -ENOMEM;
 		free(lowers);
 		lowers = l;
@@ -765,6 +792,9 @@ static int parse_list(struct parser *p, int argc, char **argv, int *ret_next)
 		}
 		i += used;
 	}
+	if (p->n_overlay_srcs)
+		return fail(p, -EINVAL,
+			    "--overlay-src must be followed by another --overlay-src or one of --overlay, --tmp-overlay, or --ro-overlay");
 	*ret_next = i;
 	return 0;
 }

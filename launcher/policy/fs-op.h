@@ -41,7 +41,8 @@ struct cr_fs_op {
 	unsigned flags;
 	uint32_t mode;	  /* CR_FS_MODE_UNSET: the kind's default */
 	uint64_t size;	  /* TMPFS: bytes; 0: none given */
-	char *src;	  /* host path, link target, or ':'-joined overlay lowers */
+	char *src;	  /* host path, link target, or the overlay's lowers joined with '\n' in the
+			   * order given (the last is the topmost) */
 	char *dst;	  /* absolute path inside the sandbox */
 	char *upper;	  /* OVERLAY: host upper and work directories, or NULL */
 	char *work;

@@ -82,6 +82,12 @@ enum cr_ns_bit {
 	CR_NS_CGROUP = 1 << 5,
 };
 
+/* A classic BPF program for seccomp: an array of struct sock_filter, @size bytes. */
+struct cr_bpf_program {
+	void *insns;
+	size_t size;
+};
+
 /* A policy a door describes whole (bwrap's command line, later an OCI config) rather than
  * corral's default layout: the root from cr_policy.fs_ops, and how the process is set up. With
  * @on, cr_policy's workspace, paths, pins, home and map_root are not used. */
@@ -97,9 +103,9 @@ struct cr_explicit {
 	bool harden_proc;     /* /proc/sys, /proc/sysrq-trigger... read-only wherever /proc shows */
 	bool cwd_fallback;    /* cr_policy.cwd missing in the sandbox: $HOME, then / (no error) */
 	char *argv0;	      /* the command's argv[0], when not argv[0] itself; NULL: argv[0] */
-	int *seccomp_fds;     /* classic BPF programs (struct sock_filter arrays) to install, in
-			       * order, after corral's own filter; read by the driver */
-	size_t n_seccomp_fds;
+	struct cr_bpf_program *seccomp_programs; /* the caller's filters, installed in order after
+						  * corral's own */
+	size_t n_seccomp_programs;
 	int block_fd;	      /* pid 1 waits for this to become readable (EOF) before the command */
 	int userns_block_fd;  /* the parent waits for it after the id maps, before the sync; -1 */
 	char **lock_files;    /* paths inside the sandbox its init holds a read lock on while it
