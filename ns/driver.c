@@ -523,12 +523,40 @@ static int start_degraded(struct cr_run *run, int clone_err)
 	return 0;
 }
 
+/* An explicit policy's given namespaces: corral enters them before clone, so that the sandbox is
+ * made in the user namespace and starts in the pid namespace it was given. */
+static int enter_namespaces(struct cr_run *run)
+{
+	const struct cr_explicit *ex = &run->policy->ex;
+
+	if (ex->on && ex->userns_fd >= 0 && setns(ex->userns_fd, CLONE_NEWUSER) < 0) {
+		int r = negative_errno();
+
+		set_error(&run->error, CR_STAGE_CLONE, -r, "Can't enter the user namespace: %s",
+			  strerror(-r));
+		run->have_error = true;
+		return r;
+	}
+	if (ex->on && ex->pidns_fd >= 0 && setns(ex->pidns_fd, CLONE_NEWPID) < 0) {
+		int r = negative_errno();
+
+		set_error(&run->error, CR_STAGE_CLONE, -r, "Can't enter the pid namespace: %s",
+			  strerror(-r));
+		run->have_error = true;
+		return r;
+	}
+	return 0;
+}
+
 static int start_child(struct cr_run *run, int *sync_w)
 {
 	int sync_pipe[2], msg_pipe[2], r;
 	bool in_cgroup;
 	pid_t pid;
 
+	r = enter_namespaces(run);
+	if (r < 0)
+		return r;
 	r = make_pipes(sync_pipe, msg_pipe);
 	if (r < 0)
 		return r;

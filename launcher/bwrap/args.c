@@ -867,6 +867,10 @@ static int finish(struct parser *p, uint32_t uid, uint32_t gid)
 		return fail(p, -EINVAL, "Specifying --as-pid-1 requires --unshare-pid");
 	if (ex->as_pid_1 && ex->lock_files)
 		return fail(p, -EINVAL, "Specifying --as-pid-1 and --lock-file is not permitted");
+	ex->userns_fd = b->userns_fd;
+	ex->pidns_fd = b->pidns_fd;
+	if (b->userns2_fd >= 0)
+		return fail(p, -EOPNOTSUPP, "--userns2 is not supported yet");
 	ex->caps = p->caps;
 	ex->caps_inheritable = p->caps_used;
 	b->policy.net = ex->namespaces & CR_NS_NET ? CR_NET_NONE : CR_NET_HOST;
@@ -888,7 +892,8 @@ int cr_bwrap_parse(int argc, char **argv, uint32_t uid, uint32_t gid, uint64_t c
 		.userns_fd = -1, .userns2_fd = -1, .pidns_fd = -1,
 		.policy = { .landlock = CR_LANDLOCK_OFF, .seccomp = CR_SECCOMP_OFF,
 			    .ex = { .on = true, .nested_userns = true, .cwd_fallback = true,
-				    .block_fd = -1, .userns_block_fd = -1 } },
+				    .block_fd = -1, .userns_block_fd = -1, .userns_fd = -1,
+				    .pidns_fd = -1 } },
 	};
 	msg[0] = '\0';
 	r = copy_env(&b->policy.env, &n_env);

@@ -277,10 +277,10 @@ static int run(struct cr_bwrap *b)
 		return 1;
 	}
 	k = drv->spawn(r);
-	if (k >= 0) {
+	if (k >= 0)
 		report_started(b, drv, r);
-		k = drv->wait(r, -1, &o);
-	}
+	/* A spawn that failed has its reason in the outcome. */
+	k = drv->wait(r, -1, &o);
 	if (k < 0) {
 		say(3, "cannot run the sandbox: %s", strerror(-k));
 		drv->run_free(r);
