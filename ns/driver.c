@@ -377,7 +377,7 @@ static int linux_prepare(const struct cr_policy *p, struct cr_run **ret,
 		.sync_w = -EBADF,
 		.ctx = { .policy = p, .sync_fd = -EBADF, .msg_fd = -EBADF,
 			 .proxy_fd = proxy ? cr_proxy_sandbox_fd(proxy) : -EBADF,
-			 .proxy_listen_fd = -EBADF, .parent_stat_fd = -EBADF },
+			 .proxy_listen_fd = -EBADF, .parent_stat_fd = -EBADF, .proc_fd = -EBADF },
 	};
 	if (p->ex.on) {
 		run->clone_flags = explicit_clone_flags(p->ex.namespaces);

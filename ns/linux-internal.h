@@ -80,6 +80,8 @@ struct cr_child_ctx {
 	int proxy_listen_fd; /* allow_hosts: 127.0.0.1:3128, bound by stage loopback; else -EBADF */
 	unsigned warm_pool;  /* a warm sandbox (ns/zygote.c): workers pid 1 keeps ready; 0: a run */
 	int warm_fd;	     /* with warm_pool: pid 1's end of the control socket */
+	int proc_fd;	     /* explicit policies: the /proc pid 1 started with, for what it does
+			      * after the root changed; or -EBADF */
 	int parent_stat_fd;  /* corral's /proc/PID/stat, watched by pid 1 (ns/jobs.c); or -EBADF */
 	int64_t deadline_ns; /* --timeout as a CLOCK_MONOTONIC time, kept by pid 1 too; 0: none */
 	uint64_t kill_after_ms; /* --kill-after: SIGKILL this long after the deadline's SIGTERM */

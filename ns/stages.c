@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -128,8 +129,11 @@ static int stage_userns_limit(struct cr_child_ctx *ctx)
 {
 	_cleanup_close_ int fd = -EBADF;
 
-	if (ctx->policy->ex.on && ctx->policy->ex.nested_userns)
-		return 0;
+	if (ctx->policy->ex.on) {
+		/* Its user namespace is made after the root changed (explicit_userns()). */
+		ctx->proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		return ctx->proc_fd < 0 ? negative_errno() : 0;
+	}
 	/* The limit belongs to the sandbox's own user namespace and binds everything in it: with
 	 * no nested user namespace, the command can never regain capabilities to create any other
 	 * namespace either. */
@@ -235,8 +239,64 @@ static int stage_cwd(struct cr_child_ctx *ctx)
 	return 0;
 }
 
+static int write_proc(int proc_fd, const char *file, const char *text)
+{
+	_cleanup_close_ int fd = openat(proc_fd, file, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return negative_errno();
+	return write(fd, text, strlen(text)) == (ssize_t)strlen(text) ? 0 : negative_errno();
+}
+
+/* An explicit policy that forbids user namespaces: at most one more in the sandbox's own (the
+ * limit counts there), which this process makes at once and enters, so that the command, inside
+ * it, can neither make another nor raise the limit again. Then, if asked, a check that no user
+ * namespace can be made. */
+static int explicit_userns(struct cr_child_ctx *ctx)
+{
+	const struct cr_explicit *ex = &ctx->policy->ex;
+	char map[64];
+	int r = 0;
+
+	if (!ex->nested_userns) {
+		r = write_proc(ctx->proc_fd, "sys/user/max_user_namespaces", "1");
+		if (r >= 0 && unshare(CLONE_NEWUSER) < 0)
+			r = negative_errno();
+		if (r >= 0)
+			r = write_proc(ctx->proc_fd, "self/setgroups", "deny");
+		(void)cr_idmap_format(ctx->idmap.inside_uid, ctx->idmap.inside_uid, map, sizeof(map));
+		if (r >= 0)
+			r = write_proc(ctx->proc_fd, "self/uid_map", map);
+		(void)cr_idmap_format(ctx->idmap.inside_gid, ctx->idmap.inside_gid, map, sizeof(map));
+		if (r >= 0)
+			r = write_proc(ctx->proc_fd, "self/gid_map", map);
+		if (r < 0) {
+			(void)snprintf(ctx->detail, sizeof(ctx->detail), "cannot disable user namespaces");
+			return r;
+		}
+	}
+	closep(&ctx->proc_fd);
+	ctx->proc_fd = -EBADF;
+	if ((!ex->nested_userns || ex->assert_no_userns) && unshare(CLONE_NEWUSER) == 0) {
+		(void)snprintf(ctx->detail, sizeof(ctx->detail),
+			       "creation of new user namespaces was not disabled as requested");
+		return -EEXIST;
+	}
+	return 0;
+}
+
 static int stage_caps(struct cr_child_ctx *ctx)
 {
+	int r;
+
+	if (ctx->policy->ex.on) {
+		r = explicit_userns(ctx);
+		if (r < 0)
+			return r;
+		/* Without user namespaces, no capability either: none could be used to undo it. */
+		if (!ctx->policy->ex.nested_userns)
+			return cr_caps_drop_all();
+	}
 	/* A warm sandbox's pid 1 keeps CAP_SYS_ADMIN (in its own user namespace) to give each
 	 * worker a pid namespace; the workers drop it (ns/zygote.c). */
 	if (ctx->policy->ex.on && ctx->policy->ex.caps)

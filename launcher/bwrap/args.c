@@ -302,7 +302,7 @@ static int seccomp_option(struct parser *p, const char *opt, int fd)
 	(void)close(fd);
 	if (r < 0)
 		return fail(p, r, "Can't read seccomp data: %s", strerror(-r));
-	if (len == 0 || len % 8 != 0 || len / 8 > USHRT_MAX) {
+	if (len % 8 != 0 || len / 8 > USHRT_MAX) {
 		free(data);
 		return fail(p, -EINVAL, "Invalid seccomp data, must be multiple of 8");
 	}
@@ -867,6 +867,7 @@ static int finish(struct parser *p, uint32_t uid, uint32_t gid)
 		return fail(p, -EINVAL, "Specifying --as-pid-1 requires --unshare-pid");
 	if (ex->as_pid_1 && ex->lock_files)
 		return fail(p, -EINVAL, "Specifying --as-pid-1 and --lock-file is not permitted");
+	ex->assert_no_userns = b->assert_userns_disabled;
 	ex->userns_fd = b->userns_fd;
 	ex->pidns_fd = b->pidns_fd;
 	if (b->userns2_fd >= 0)

@@ -159,13 +159,16 @@ static json_object *corral_json(const struct cr_bwrap *b)
 	return o;
 }
 
-static void write_json(int fd, json_object *o)
+/* One document, with each key of the top level on a line of its own, as bwrap writes them
+ * (scripts find "child-pid" with sed). */
+static void write_json(int fd, json_object *o, bool pretty)
 {
 	_cleanup_free_ char *text = NULL;
 
 	if (fd < 0 || !o)
 		return;
-	text = cr_json_text(o, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+	text = cr_json_text(o, (pretty ? JSON_C_TO_STRING_PRETTY : 0) | JSON_C_TO_STRING_SPACED |
+				       JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (text) {
 		(void)cr_write_all(fd, text, strlen(text));
 		(void)cr_write_all(fd, "\n", 1);
@@ -215,14 +218,14 @@ static void report_started(const struct cr_bwrap *b, const struct cr_driver *drv
 	if (b->info_fd < 0 && b->json_status_fd < 0)
 		return;
 	info = info_json(b, init_pid(drv, run));
-	write_json(b->info_fd, info);
+	write_json(b->info_fd, info, true);
 	if (b->info_fd >= 0)
 		(void)close(b->info_fd);
 	corral = corral_json(b);
 	if (info && corral && json_object_object_add(info, "corral", corral) == 0)
 		corral = NULL;
 	json_object_put(corral);
-	write_json(b->json_status_fd, info);
+	write_json(b->json_status_fd, info, true);
 	json_object_put(info);
 }
 
@@ -256,7 +259,7 @@ static int exit_status(const struct cr_bwrap *b, const struct cr_outcome *o)
 		say_error(&o->error, b->policy.argv[0]);
 	if (st && (o->kind == CR_OUTCOME_EXITED || o->kind == CR_OUTCOME_SIGNALED) &&
 	    cr_json_add(st, "exit-code", json_object_new_int(code)) >= 0)
-		write_json(b->json_status_fd, st);
+		write_json(b->json_status_fd, st, false);
 	json_object_put(st);
 	return code;
 }

@@ -95,6 +95,7 @@ struct cr_explicit {
 	bool on;
 	unsigned namespaces;  /* enum cr_ns_bit */
 	bool nested_userns;   /* the command may make user namespaces (false: --disable-userns) */
+	bool assert_no_userns; /* fail unless the command cannot make a user namespace */
 	uint32_t uid, gid;    /* the command's ids inside its user namespace */
 	uint64_t caps;	      /* capabilities kept, bit N for capability N; 0: none */
 	bool caps_inheritable; /* the inheritable set holds them too */
