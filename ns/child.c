@@ -310,7 +310,7 @@ _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 	/* The command runs as the same uid as this process: without this it could read our
 	 * descriptors through /proc/1/fd, or write forged reports into the pipe. The command gets
 	 * its own dumpable flag back at execve. */
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+	if (!ctx->policy->ex.init_dumpable && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
 		report_error(ctx, CR_STAGE_FORK, negative_errno());
 		_exit(CR_EXIT_SETUP_SILENT);
 	}

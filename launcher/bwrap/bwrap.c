@@ -334,6 +334,8 @@ int cr_bwrap_main(int argc, char **argv, const char *prog)
 	}
 	if (b.mode == CR_BWRAP_HARDENED)
 		harden(&b);
+	else
+		b.policy.ex.init_dumpable = true; /* bwrap's child can be joined by its caller */
 	r = inherited_fds(&b, &b.policy.keep_fds, &b.policy.n_keep_fds);
 	if (r < 0) {
 		say(3, "cannot list the descriptors to pass on: %s", strerror(-r));

@@ -100,6 +100,9 @@ struct cr_explicit {
 	uint64_t caps;	      /* capabilities kept, bit N for capability N; 0: none */
 	bool caps_inheritable; /* the inheritable set holds them too */
 	bool as_pid_1;	      /* the command is the sandbox's first process: no init before it */
+	bool init_dumpable;   /* the first process stays dumpable, so that the caller (same uid)
+			       * can open its /proc/PID/ns/ to join the sandbox's namespaces; the
+			       * command can then also reach it through /proc */
 	bool new_session;     /* setsid(): the command cannot reach the caller's terminal */
 	bool harden_proc;     /* /proc/sys, /proc/sysrq-trigger... read-only wherever /proc shows */
 	bool cwd_fallback;    /* cr_policy.cwd missing in the sandbox: $HOME, then / (no error) */
