@@ -134,6 +134,7 @@ static void harden(struct cr_bwrap *b)
 	p->ex.new_session = true; /* no TIOCSTI into the caller's terminal */
 	p->limits.value[CR_LIMIT_PIDS] = CR_DEFAULT_PIDS;
 	p->limits.set[CR_LIMIT_PIDS] = false;
+	p->seccomp = CR_SECCOMP_BASIC;
 }
 
 /* The "corral" object of --json-status-fd: what corral added to bwrap's semantics. */
@@ -146,7 +147,7 @@ static json_object *corral_json(const struct cr_bwrap *b)
 	r = r ?: cr_json_add(o, "mode", json_object_new_string(cr_bwrap_mode_to_string(b->mode)));
 	if (b->mode == CR_BWRAP_HARDENED) {
 		static const char *const names[] = { "proc_knobs_read_only", "new_session",
-						     "pids_limit", "memory_limit" };
+						     "pids_limit", "memory_limit", "seccomp_basic" };
 
 		for (size_t i = 0; added && i < ELEMENTSOF(names); i++)
 			r = r ?: cr_json_append(added, json_object_new_string(names[i]));

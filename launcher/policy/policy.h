@@ -51,6 +51,9 @@ enum cr_seccomp_mode {
 	CR_SECCOMP_STRICT,  /* the denylist and what an agent's commands do not need either */
 	CR_SECCOMP_OFF,	    /* none, by explicit choice */
 	CR_SECCOMP_PROFILE, /* a user profile: --seccomp-profile FILE */
+	CR_SECCOMP_BASIC,   /* what no client of a door needs (kernel keyrings, eBPF, io_uring,
+			     * modules, kexec...) while mounts, namespaces and ptrace stay: the
+			     * bwrap personality's hardened mode; not a --seccomp value */
 	_CR_SECCOMP_MAX,
 	_CR_SECCOMP_INVALID = -EINVAL,
 };
