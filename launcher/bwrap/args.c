@@ -883,7 +883,10 @@ int cr_bwrap_parse(int argc, char **argv, uint32_t uid, uint32_t gid, uint64_t c
 {
 	size_t n_env = 0;
 	struct parser p = { .b = b, .env = &b->policy.env, .n_env = &n_env,
-			    .perms = CR_FS_MODE_UNSET, .caps = uid == 0 ? caller_caps : 0,
+			    .perms = CR_FS_MODE_UNSET,
+			    /* bwrap leaves a root caller's command its capabilities; hardened, only
+			     * those --cap-add names: with them it could undo everything else */
+			    .caps = uid == 0 && mode == CR_BWRAP_COMPAT ? caller_caps : 0,
 			    .msg = msg, .msg_size = size };
 	char cwd[PATH_MAX];
 	int next, r;

@@ -147,7 +147,8 @@ static json_object *corral_json(const struct cr_bwrap *b)
 	r = r ?: cr_json_add(o, "mode", json_object_new_string(cr_bwrap_mode_to_string(b->mode)));
 	if (b->mode == CR_BWRAP_HARDENED) {
 		static const char *const names[] = { "proc_knobs_read_only", "new_session",
-						     "pids_limit", "memory_limit", "seccomp_basic" };
+						     "pids_limit", "memory_limit", "seccomp_basic",
+						     "root_capabilities_dropped" };
 
 		for (size_t i = 0; added && i < ELEMENTSOF(names); i++)
 			r = r ?: cr_json_append(added, json_object_new_string(names[i]));
