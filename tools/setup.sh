@@ -122,6 +122,11 @@ wrc=0
 ./tools/windows-test.sh || wrc=1
 [ "$wrc" -eq 0 ] || rc=1
 
+# bubblewrap's own tests against the bwrap personality, both modes (tools/bwrap-suite.sh).
+brc=0
+./tools/bwrap-suite.sh build || brc=1
+[ "$brc" -eq 0 ] || rc=1
+
 echo
 if [ -s "$failed" ]; then
 	echo "What failed (the whole logs are printed above, where each failed):"
@@ -134,5 +139,6 @@ echo "asan-integration: $p3 passed, $f3 failed, $s3 skipped"
 echo "asan-soak: $p4 passed, $f4 failed, $s4 skipped"
 echo "fuzz: $([ "$frc" -eq 0 ] && echo passed || echo FAILED) (one line per harness above)"
 echo "windows (wine): $([ "$wrc" -eq 0 ] && echo passed || echo FAILED) (its own summary is above)"
+echo "bwrap-suite: $([ "$brc" -eq 0 ] && echo passed || echo FAILED) (its two lines are above)"
 echo "corral: $((p1 + p2 + p3 + p4)) passed, $((f1 + f2 + f3 + f4)) failed, $((s1 + s2 + s3 + s4)) skipped"
 exit $rc
