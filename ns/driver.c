@@ -84,25 +84,6 @@ unsigned long cr_ns_clone_flags(enum cr_net_mode net)
 	return flags;
 }
 
-/* An explicit policy's namespaces: a mount namespace, and those it names. */
-static unsigned long explicit_clone_flags(unsigned ns)
-{
-	static const struct {
-		unsigned bit;
-		unsigned long flag;
-	} map[] = {
-		{ CR_NS_USER, CLONE_NEWUSER }, { CR_NS_PID, CLONE_NEWPID },
-		{ CR_NS_NET, CLONE_NEWNET },   { CR_NS_IPC, CLONE_NEWIPC },
-		{ CR_NS_UTS, CLONE_NEWUTS },   { CR_NS_CGROUP, CLONE_NEWCGROUP },
-	};
-	unsigned long flags = CLONE_NEWNS;
-
-	for (size_t i = 0; i < ELEMENTSOF(map); i++)
-		if (ns & map[i].bit)
-			flags |= map[i].flag;
-	return flags;
-}
-
 static void set_error(struct cr_setup_error *e, enum cr_stage stage, int err, const char *fmt, ...)
 	_printf_(4, 5);
 static void set_error(struct cr_setup_error *e, enum cr_stage stage, int err, const char *fmt, ...)
@@ -380,7 +361,7 @@ static int linux_prepare(const struct cr_policy *p, struct cr_run **ret,
 			 .proxy_listen_fd = -EBADF, .parent_stat_fd = -EBADF, .proc_fd = -EBADF },
 	};
 	if (p->ex.on) {
-		run->clone_flags = explicit_clone_flags(p->ex.namespaces);
+		run->clone_flags = cr_ns_explicit_clone_flags(p->ex.namespaces);
 		run->ctx.idmap = (struct cr_idmap){ .inside_uid = p->ex.uid, .outside_uid = getuid(),
 						    .inside_gid = p->ex.gid, .outside_gid = getgid() };
 	} else {
@@ -523,40 +504,17 @@ static int start_degraded(struct cr_run *run, int clone_err)
 	return 0;
 }
 
-/* An explicit policy's given namespaces: corral enters them before clone, so that the sandbox is
- * made in the user namespace and starts in the pid namespace it was given. */
-static int enter_namespaces(struct cr_run *run)
-{
-	const struct cr_explicit *ex = &run->policy->ex;
-
-	if (ex->on && ex->userns_fd >= 0 && setns(ex->userns_fd, CLONE_NEWUSER) < 0) {
-		int r = negative_errno();
-
-		set_error(&run->error, CR_STAGE_CLONE, -r, "Can't enter the user namespace: %s",
-			  strerror(-r));
-		run->have_error = true;
-		return r;
-	}
-	if (ex->on && ex->pidns_fd >= 0 && setns(ex->pidns_fd, CLONE_NEWPID) < 0) {
-		int r = negative_errno();
-
-		set_error(&run->error, CR_STAGE_CLONE, -r, "Can't enter the pid namespace: %s",
-			  strerror(-r));
-		run->have_error = true;
-		return r;
-	}
-	return 0;
-}
-
 static int start_child(struct cr_run *run, int *sync_w)
 {
 	int sync_pipe[2], msg_pipe[2], r;
 	bool in_cgroup;
 	pid_t pid;
 
-	r = enter_namespaces(run);
-	if (r < 0)
+	r = cr_ns_explicit_enter(run->policy, &run->error);
+	if (r < 0) {
+		run->have_error = true;
 		return r;
+	}
 	r = make_pipes(sync_pipe, msg_pipe);
 	if (r < 0)
 		return r;

@@ -44,6 +44,13 @@ enum cr_stage {
 
 const char *cr_stage_to_string(enum cr_stage stage);
 
+/* An explicit policy's namespaces (enum cr_ns_bit) as clone flags, a mount namespace always. */
+unsigned long cr_ns_explicit_clone_flags(unsigned ns);
+/* Enter the user and pid namespaces an explicit policy was given (setns), in corral's own
+ * process before clone, so that the sandbox is made in the one and starts in the other. 0, or
+ * -errno with @err filled. */
+int cr_ns_explicit_enter(const struct cr_policy *p, struct cr_setup_error *err);
+
 enum cr_msg_type {
 	CR_MSG_ERROR = 1, /* a setup stage, or execve, failed */
 	CR_MSG_EXIT,	  /* the command ended; status is its wait status */
