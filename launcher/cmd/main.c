@@ -40,6 +40,10 @@ static int help(const char *topic)
 		char *args[] = { "serve", "--help", NULL };
 
 		return cr_serve_main(2, args);
+	} else if (topic && strcmp(topic, "bwrap") == 0) {
+		char *args[] = { "bwrap", "--help", NULL };
+
+		return cr_bwrap_main(2, args, "corral bwrap");
 	} else if (topic) {
 		cr_log_error("help: unknown command '%s'", topic);
 		return CR_EXIT_SETUP;
