@@ -201,12 +201,13 @@ static int remount_ro(int target)
 {
 	struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
 
-	if (mount_setattr(target, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) == 0)
+	/* That mount only, not those under it, as bwrap's --remount-ro does. */
+	if (mount_setattr(target, "", AT_EMPTY_PATH, &attr, sizeof(attr)) == 0)
 		return 0;
 	if (errno != EINVAL)
 		return negative_errno();
 	/* Not a mount of its own: make it one, read-only. */
-	return cr_mounts_attach_clone(target, target, MOUNT_ATTR_RDONLY, true);
+	return cr_mounts_attach_clone(target, target, MOUNT_ATTR_RDONLY, false);
 }
 
 static bool is_dir_fd(int fd)

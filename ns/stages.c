@@ -277,6 +277,10 @@ static int explicit_userns(struct cr_child_ctx *ctx)
 	}
 	closep(&ctx->proc_fd);
 	ctx->proc_fd = -EBADF;
+	if (ex->userns2_fd >= 0 && setns(ex->userns2_fd, CLONE_NEWUSER) < 0) {
+		(void)snprintf(ctx->detail, sizeof(ctx->detail), "Setting userns2 failed");
+		return negative_errno();
+	}
 	if ((!ex->nested_userns || ex->assert_no_userns) && unshare(CLONE_NEWUSER) == 0) {
 		(void)snprintf(ctx->detail, sizeof(ctx->detail),
 			       "creation of new user namespaces was not disabled as requested");

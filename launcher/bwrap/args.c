@@ -870,8 +870,12 @@ static int finish(struct parser *p, uint32_t uid, uint32_t gid)
 	ex->assert_no_userns = b->assert_userns_disabled;
 	ex->userns_fd = b->userns_fd;
 	ex->pidns_fd = b->pidns_fd;
-	if (b->userns2_fd >= 0)
-		return fail(p, -EOPNOTSUPP, "--userns2 is not supported yet");
+	if (b->userns2_fd >= 0 && b->userns_fd < 0)
+		return fail(p, -EINVAL, "--userns2 requires --userns");
+	ex->userns2_fd = b->userns2_fd;
+	/* Not silently ignored: the caller would write the id maps itself, which corral does. */
+	if (ex->userns_block_fd >= 0)
+		return fail(p, -EOPNOTSUPP, "--userns-block-fd is not supported");
 	ex->caps = p->caps;
 	ex->caps_inheritable = p->caps_used;
 	b->policy.net = ex->namespaces & CR_NS_NET ? CR_NET_NONE : CR_NET_HOST;
@@ -897,7 +901,7 @@ int cr_bwrap_parse(int argc, char **argv, uint32_t uid, uint32_t gid, uint64_t c
 		.policy = { .landlock = CR_LANDLOCK_OFF, .seccomp = CR_SECCOMP_OFF,
 			    .ex = { .on = true, .nested_userns = true, .cwd_fallback = true,
 				    .block_fd = -1, .userns_block_fd = -1, .userns_fd = -1,
-				    .pidns_fd = -1 } },
+				    .userns2_fd = -1, .pidns_fd = -1 } },
 	};
 	msg[0] = '\0';
 	r = copy_env(&b->policy.env, &n_env);

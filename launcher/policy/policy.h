@@ -117,6 +117,7 @@ struct cr_explicit {
 	int userns_block_fd;  /* the parent waits for it after the id maps, before the sync; -1 */
 	int userns_fd;	      /* a user namespace to make the sandbox in (setns), or -1 */
 	int pidns_fd;	      /* a pid namespace to start the sandbox in (setns), or -1 */
+	int userns2_fd;	      /* a user namespace pid 1 enters once the root is built, or -1 */
 	char **lock_files;    /* paths inside the sandbox its init holds a read lock on while it
 			       * lives, NULL-terminated; NULL: none */
 };
