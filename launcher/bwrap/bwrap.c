@@ -137,10 +137,12 @@ static void harden(struct cr_bwrap *b)
 	p->seccomp = CR_SECCOMP_BASIC;
 }
 
-/* The "corral" object of --json-status-fd: what corral added to bwrap's semantics. */
-static json_object *corral_json(const struct cr_bwrap *b)
+/* The "corral" object of --json-status-fd: what corral added to bwrap's semantics, and how the
+ * limits and the filter were enforced (from the driver's report: a limit that fell back to an
+ * rlimit, or could not be enforced, says so there). */
+static json_object *corral_json(const struct cr_bwrap *b, json_object *enforced)
 {
-	json_object *o = json_object_new_object(), *added = json_object_new_array();
+	json_object *o = json_object_new_object(), *added = json_object_new_array(), *v;
 	int r = 0;
 
 	r = r ?: cr_json_add(o, "version", json_object_new_string(CR_VERSION));
@@ -154,6 +156,12 @@ static json_object *corral_json(const struct cr_bwrap *b)
 			r = r ?: cr_json_append(added, json_object_new_string(names[i]));
 	}
 	r = r ?: cr_json_add(o, "added", added);
+	if (r >= 0 && b->mode == CR_BWRAP_HARDENED && enforced &&
+	    json_object_object_get_ex(enforced, "limits", &v))
+		r = cr_json_add(o, "limits", json_object_get(v));
+	if (r >= 0 && b->mode == CR_BWRAP_HARDENED && enforced &&
+	    json_object_object_get_ex(enforced, "seccomp", &v))
+		r = cr_json_add(o, "seccomp", json_object_get(v));
 	if (r < 0) {
 		json_object_put(o);
 		return NULL;
@@ -201,29 +209,33 @@ static json_object *info_json(const struct cr_bwrap *b, int pid)
 	return o;
 }
 
-static int init_pid(const struct cr_driver *drv, struct cr_run *run)
+static int init_pid(json_object *enforced)
 {
-	json_object *o = json_object_new_object(), *v;
-	int pid = -1;
+	json_object *v;
 
-	if (o && drv->report(run, o) >= 0 && json_object_object_get_ex(o, "init_pid", &v))
-		pid = json_object_get_int(v);
-	json_object_put(o);
-	return pid;
+	return enforced && json_object_object_get_ex(enforced, "init_pid", &v)
+		       ? json_object_get_int(v)
+		       : -1;
 }
 
 static void report_started(const struct cr_bwrap *b, const struct cr_driver *drv,
 			   struct cr_run *run)
 {
-	json_object *info, *corral;
+	json_object *info, *corral, *enforced;
 
 	if (b->info_fd < 0 && b->json_status_fd < 0)
 		return;
-	info = info_json(b, init_pid(drv, run));
+	enforced = json_object_new_object();
+	if (enforced && drv->report(run, enforced) < 0) {
+		json_object_put(enforced);
+		enforced = NULL;
+	}
+	info = info_json(b, init_pid(enforced));
 	write_json(b->info_fd, info, true);
 	if (b->info_fd >= 0)
 		(void)close(b->info_fd);
-	corral = corral_json(b);
+	corral = corral_json(b, enforced);
+	json_object_put(enforced);
 	if (info && corral && json_object_object_add(info, "corral", corral) == 0)
 		corral = NULL;
 	json_object_put(corral);
