@@ -252,6 +252,8 @@ static void say_error(const struct cr_setup_error *e, const char *cmd)
 						     e->err == EACCES || e->err == EINVAL))
 		say(3, "No permissions to create a new namespace, likely because the kernel does not allow non-privileged user namespaces (%s)",
 		    e->message);
+	else if (strcmp(e->stage, "cwd") == 0)
+		say(3, "Can't chdir to %s", e->message); /* "DIR: reason" */
 	else if (strcmp(e->stage, "uid_map") == 0)
 		say(3, "setting up uid map: %s", strerror(e->err));
 	else if (strcmp(e->stage, "loopback") == 0)
