@@ -148,12 +148,22 @@ static json_object *corral_json(const struct cr_bwrap *b, json_object *enforced)
 	r = r ?: cr_json_add(o, "version", json_object_new_string(CR_VERSION));
 	r = r ?: cr_json_add(o, "mode", json_object_new_string(cr_bwrap_mode_to_string(b->mode)));
 	if (b->mode == CR_BWRAP_HARDENED) {
-		static const char *const names[] = { "proc_knobs_read_only", "new_session",
-						     "pids_limit", "memory_limit", "seccomp_basic",
-						     "root_capabilities_dropped" };
+		/* What the caller did not have already: a session it asked for is not added. */
+		const struct {
+			const char *name;
+			bool added;
+		} what[] = {
+			{ "proc_knobs_read_only", true },
+			{ "new_session", !b->asked_new_session },
+			{ "pids_limit", true },
+			{ "memory_limit", true },
+			{ "seccomp_basic", true },
+			{ "root_capabilities_dropped", getuid() == 0 },
+		};
 
-		for (size_t i = 0; added && i < ELEMENTSOF(names); i++)
-			r = r ?: cr_json_append(added, json_object_new_string(names[i]));
+		for (size_t i = 0; added && i < ELEMENTSOF(what); i++)
+			if (what[i].added)
+				r = r ?: cr_json_append(added, json_object_new_string(what[i].name));
 	}
 	r = r ?: cr_json_add(o, "added", added);
 	if (r >= 0 && b->mode == CR_BWRAP_HARDENED && enforced &&
@@ -348,6 +358,7 @@ int cr_bwrap_main(int argc, char **argv, const char *prog)
 		cr_bwrap_done(&b);
 		return 1;
 	}
+	b.asked_new_session = b.policy.ex.new_session;
 	if (b.mode == CR_BWRAP_HARDENED)
 		harden(&b);
 	else
