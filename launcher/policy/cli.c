@@ -30,6 +30,7 @@ const char cr_main_usage[] =
 	"  doctor [--json]                  show what this host can enforce, and how to fix gaps\n"
 	"  oci [OPTIONS] COMMAND            corral as an OCI runtime, for podman, containerd and\n"
 	"                                   Docker (started: corral oci --help)\n"
+	"  bwrap [OPTIONS] [--] CMD [ARG...] bwrap's command line, run by corral (corral-bwrap(1))\n"
 	"  help [COMMAND]                   show this text, or the options of COMMAND\n"
 	"\n"
 	"Options:\n"
