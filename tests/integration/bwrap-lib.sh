@@ -12,6 +12,7 @@
 # DOORS: the names of the doors; door_dir NAME: a directory holding `bwrap`, to put first on PATH.
 # THROUGH: the host paths (/proc/PID/exe) of which one must be an ancestor of a command that ran
 # through the door. HARD=1 when corral is tested (hardened expectations), 0 for a given bwrap.
+# shellcheck disable=SC2034 # DOORS, HARD and THROUGH are the suites'
 bwrap_doors_setup() {
 	local d
 	if [ -n "${CR_BWRAP_UNDER_TEST:-}" ]; then
