@@ -23,10 +23,13 @@ esac
 # iproute2; make and git (with gcc and python3, the seccomp suite's ordinary workloads); the vm
 # suite: qemu-system-x86, busybox-static (the guest's userland), cpio; the valgrind suite:
 # valgrind; the ptrace suite: gdb and strace (Debian packages of those names), which it runs under
-# --profile ci, and gcc's AddressSanitizer (libasan, which gcc already brings).
+# --profile ci, and gcc's AddressSanitizer (libasan, which gcc already brings); the bwrap-clients
+# suite: ripgrep and socat, without which srt refuses to run (node and npm must be there already:
+# the suite skips without them), and bubblewrap, the reference the bwrap suites and
+# bench/bwrap-personality.sh compare with.
 packages=(gcc meson ninja-build pkg-config libmnl-dev libseccomp-dev libcap-ng-dev libinih-dev
 	libbsd-dev libmd-dev libjson-c-dev scdoc libcmocka-dev util-linux procps python3 iproute2
-	jq make git qemu-system-x86 busybox-static cpio valgrind gdb strace)
+	jq make git qemu-system-x86 busybox-static cpio valgrind gdb strace ripgrep socat bubblewrap)
 . tools/apt-install.sh
 install_missing setup "${packages[@]}"
 
@@ -87,6 +90,11 @@ for line in open(sys.argv[1]):
         print("  " + l)
 PY
 }
+
+# The bwrap clients (srt, codex: pinned, from npm, ~420 MB) for the bwrap-clients suite, into a
+# cache kept between runs (tests/clients/install.sh); without npm or the registry the suite skips.
+tests/clients/install.sh >/dev/null ||
+	echo "setup: srt and codex could not be installed from npm: the bwrap-clients suite will skip" >&2
 
 rc=0
 meson test -C build --print-errorlogs || rc=1

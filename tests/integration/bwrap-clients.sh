@@ -57,7 +57,7 @@ client_run() {
 		PATH="$(door_dir "$door"):$PATH" timeout -k 5 60 "${argv[@]}") >"$top/out" 2>"$top/err" &
 	local bg=$!
 	chain=
-	if pid=$(find_token "$tok"); then chain=$(exe_chain "$pid"); fi
+	if pid=$(find_token "$tok" "$bg"); then chain=$(exe_chain "$pid"); fi
 	wait "$bg"
 	RC=$?
 	OUT=$(<"$top/out")

@@ -31,7 +31,7 @@ CORE_PATTERN=$(cat /proc/sys/kernel/core_pattern)
 CR_CLEANUP_HOOK='rm -rf "$OUTER"; [ "$(cat /proc/sys/kernel/core_pattern)" = "$CORE_PATTERN" ] ||
 	{ echo "$CORE_PATTERN" >/proc/sys/kernel/core_pattern; echo "# core_pattern restored"; }'
 # shellcheck disable=SC2034 # read in eval
-MEMTOTAL=$(awk '/^MemTotal:/ { print $2 * 1024 }' /proc/meminfo)
+MEMTOTAL=$(($(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) * 1024))
 
 # argv_for NAME MODE WS HOME: the bwrap options of the client NAME (srt, astrid), into ARGV.
 argv_for() {
@@ -71,12 +71,12 @@ for mode in $MODES; do
 				"$0" write "$2"; echo outside=$?
 				v=$(cat /proc/sys/kernel/core_pattern); echo sysread=$?
 				"$0" sysctl-write /proc/sys/kernel/core_pattern "$v" 2>/dev/null; echo sysctl=$?
-				echo made=$("$0" forks "$3" 2>/dev/null); echo bomb=$?
+				made=$("$0" forks "$3" 2>/dev/null); r=$?; echo made=$made; echo bomb=$r
 				sleep "$4"; echo end=$?' "$OUTER/probe" "$ws" "$OUTER/outside-$mode" "$BOMB" "$tok" \
 				>"$CR_TMP/out" 2>"$CR_TMP/err" &
 			bg=$!
 			cgm='' cgp='' pmax='' mlim=''
-			if pid=$(find_token "$tok"); then
+			if pid=$(find_token "$tok" "$bg"); then
 				OUT_CHAIN=$(exe_chain "$pid")
 				cgm=$(cgroup_of "$pid" memory) cgp=$(cgroup_of "$pid" pids)
 				mlim=$(cat "/sys/fs/cgroup/memory$cgm/memory.limit_in_bytes" 2>/dev/null)
@@ -133,7 +133,7 @@ for mode in $MODES; do
 		argv_for astrid "$mode" "$ws" /nonexistent
 		printf '%s\n' "cd $(printf %q "$ws")" \
 			"$pre$(printf %q "$OUTER/probe") tiocsti 0; r=\$?; echo; echo host_tiocsti=\$r" \
-			"$pre$(printf '%q ' "$(door_dir "$door")/bwrap" "${ARGV[@]}" -- "$OUTER/probe" tiocsti 0); echo; echo tiocsti=\$?" \
+			"$pre$(printf '%q ' "$(door_dir "$door")/bwrap" "${ARGV[@]}" -- "$OUTER/probe" tiocsti 0); r=\$?; echo; echo tiocsti=\$r" \
 			>"$CR_TMP/tty.sh"
 		OUT=$(SHELL=/bin/sh timeout -k 1 20 script -qec "/bin/sh $CR_TMP/tty.sh" /dev/null </dev/null 2>&1 | tr -d '\r')
 		RC=0 ERR=

@@ -45,15 +45,17 @@ new_token() {
 	printf '%s.%05d%05d' "${1:-3}" "$RANDOM" "$RANDOM"
 }
 
-# find_token TOKEN: the host pid of the process running `sleep TOKEN`, waiting up to 10 s.
+# find_token TOKEN [PID]: the host pid of the process running `sleep TOKEN`, waiting while PID
+# (the client) lives, for up to 60 s (a loaded host can take seconds to start a client).
 find_token() {
 	local i p
-	for ((i = 0; i < 200; i++)); do
+	for ((i = 0; i < 1200; i++)); do
 		p=$(pgrep -x -f "sleep $1" | head -n 1)
 		[ -z "$p" ] || {
 			echo "$p"
 			return 0
 		}
+		[ -z "${2:-}" ] || kill -0 "$2" 2>/dev/null || return 1
 		sleep 0.05
 	done
 	return 1
