@@ -49,14 +49,31 @@ argv_for() {
 	esac
 }
 
-# want HARD_VALUE BWRAP_VALUE: the expectation for corral (HARD=1) or for a given bwrap.
+# The personality is also run in compat mode (CORRAL_BWRAP_MODE=compat: exactly bwrap's
+# semantics), through its executable, where bwrap's answers are expected: the hardening is the
+# mode's, not an accident of the harness.
+LEVELS=$DOORS
+[ "$HARD" = 0 ] || LEVELS+=" compat"
+
+# level_env LEVEL: the door's directory, and the environment its runs get (LEVEL_DIR, LEVEL_ENV);
+# H=1 where corral's hardening is expected.
+level_env() {
+	if [ "$1" = compat ]; then
+		LEVEL_DIR=$(door_dir exe) LEVEL_ENV=(CORRAL_BWRAP_MODE=compat) H=0
+	else
+		LEVEL_DIR=$(door_dir "$1") LEVEL_ENV=() H=$HARD
+	fi
+}
+
+# want HARDENED_VALUE BWRAP_VALUE: the expectation where corral hardens (H=1), or bwrap's.
 want() {
-	if [ "$HARD" = 1 ]; then echo "$1"; else echo "$2"; fi
+	if [ "$H" = 1 ]; then echo "$1"; else echo "$2"; fi
 }
 
 for mode in $MODES; do
-	for door in $DOORS; do
-		bw=$(door_dir "$door")/bwrap
+	for door in $LEVELS; do
+		level_env "$door"
+		bw=$LEVEL_DIR/bwrap
 		for client in srt astrid; do
 			ws=$(mktemp -d "$OUTER/ws.XXXXXX") home=$(mktemp -d "$OUTER/home.XXXXXX")
 			mkdir "$home/.ssh"
@@ -64,7 +81,7 @@ for mode in $MODES; do
 			[ "$mode" = root ] || give "$mode" "$ws" "$home"
 			argv_for "$client" "$mode" "$ws" "$home"
 			tok=$(new_token 2)
-			as "$mode" env HOME="$home" "$bw" "${ARGV[@]}" -- sh -c '
+			as "$mode" env "${LEVEL_ENV[@]}" HOME="$home" "$bw" "${ARGV[@]}" -- sh -c '
 				cd "$1" || exit 99
 				"$0" write "$1/ok"; echo ctl=$?
 				"$0" fork; echo fork=$?
@@ -99,7 +116,10 @@ for mode in $MODES; do
 				ctl=0 fork=0 sysread=0 end=0 via=through RC=0
 			res "$name: a write outside the workspace fails (read-only: EROFS), as under bwrap" \
 				outside=$EROFS outside_exists=0
-			if [ "$mode" = root ]; then
+			if [ "$mode" = root ] && [ "$door" = compat ]; then
+				# Not asserted: a compat mode safer than bwrap here breaks no client.
+				diag "$name: root caller's core_pattern write: $(sed -n 's/^sysctl=//p' <<<"$OUT") (bwrap: 0; not asserted in compat mode)"
+			elif [ "$mode" = root ]; then
 				res "$name: root caller: writing /proc/sys/kernel/core_pattern (its own value) $(want fails 'succeeds under bwrap')" \
 					sysctl="$(want '!0' 0)"
 			else
@@ -109,14 +129,14 @@ for mode in $MODES; do
 				bomb="$(want $EAGAIN 0)"
 			if [ "$mode" = root ]; then
 				res "$name: $(want 'the command is in a memory cgroup of its own with a limit below the RAM, and a pids cgroup with a limit' 'under bwrap the command stays in the caller'"'"'s memory and pids cgroups')" \
-					mem_limited="$(want 1 0)" pids_limited="$(want 1 0)"
+					mem_limited="$(want 1 0)" pids_limited="$(want 1 0)" via=through
 			else
 				skip "$name: a memory cgroup" "cgroup v1 here: not delegated to uid 65534 (corral run reports no memory limit either)"
 			fi
 		done
 	done
 	# TIOCSTI under Astrid's argv (no --new-session): through a pseudo-terminal, as creds.sh does.
-	name="$mode: TIOCSTI on the terminal from inside Astrid's argv (no --new-session) $(want 'fails (EPERM)' 'succeeds under bwrap')"
+	name="$mode: TIOCSTI on the terminal from inside Astrid's argv (no --new-session)"
 	if ! command -v script >/dev/null; then
 		skip "$name" "util-linux script(1) is not installed (needed for a pty)"
 		continue
@@ -126,14 +146,16 @@ for mode in $MODES; do
 	fi
 	pre=
 	[ "$mode" = user ] && [ "$(id -u)" -eq 0 ] && pre="$(printf '%q ' "${AS_USER[@]}")"
-	for door in $DOORS; do
+	for door in $LEVELS; do
+		level_env "$door"
+		name="$mode: TIOCSTI on the terminal from inside Astrid's argv (no --new-session) $(want 'fails (EPERM)' 'succeeds under bwrap')"
 		ws=$(mktemp -d "$OUTER/ws.XXXXXX")
 		chmod 0755 "$ws"
 		[ "$mode" = root ] || give "$mode" "$ws"
 		argv_for astrid "$mode" "$ws" /nonexistent
 		printf '%s\n' "cd $(printf %q "$ws")" \
 			"$pre$(printf %q "$OUTER/probe") tiocsti 0; r=\$?; echo; echo host_tiocsti=\$r" \
-			"$pre$(printf '%q ' "$(door_dir "$door")/bwrap" "${ARGV[@]}" -- "$OUTER/probe" tiocsti 0); r=\$?; echo; echo tiocsti=\$r" \
+			"$pre$(printf '%q ' env "${LEVEL_ENV[@]}" "$LEVEL_DIR/bwrap" "${ARGV[@]}" -- "$OUTER/probe" tiocsti 0); r=\$?; echo; echo tiocsti=\$r" \
 			>"$CR_TMP/tty.sh"
 		OUT=$(SHELL=/bin/sh timeout -k 1 20 script -qec "/bin/sh $CR_TMP/tty.sh" /dev/null </dev/null 2>&1 | tr -d '\r')
 		RC=0 ERR=
