@@ -23,15 +23,16 @@ esac
 # iproute2; make and git (with gcc and python3, the seccomp suite's ordinary workloads); the vm
 # suite: qemu-system-x86, busybox-static (the guest's userland), cpio; the valgrind suite:
 # valgrind; the ptrace suite: gdb and strace (Debian packages of those names), which it runs under
-# --profile ci, and gcc's AddressSanitizer (libasan, which gcc already brings); the bwrap-clients
-# suite: ripgrep and socat, without which srt refuses to run (node and npm must be there already:
-# the suite skips without them), and bubblewrap, the reference the bwrap suites and
-# bench/bwrap-personality.sh compare with.
+# --profile ci, and gcc's AddressSanitizer (libasan, which gcc already brings).
 packages=(gcc meson ninja-build pkg-config libmnl-dev libseccomp-dev libcap-ng-dev libinih-dev
 	libbsd-dev libmd-dev libjson-c-dev scdoc libcmocka-dev util-linux procps python3 iproute2
-	jq make git qemu-system-x86 busybox-static cpio valgrind gdb strace ripgrep socat bubblewrap)
+	jq make git qemu-system-x86 busybox-static cpio valgrind gdb strace)
 . tools/apt-install.sh
 install_missing setup "${packages[@]}"
+# The bwrap-clients suite: ripgrep and socat, without which srt refuses to run (node and npm must
+# be there already: the suite skips without them); bubblewrap, the reference that the bwrap suites
+# and bench/bwrap-personality.sh compare with.
+install_missing setup ripgrep socat bubblewrap
 
 [ -f build/build.ninja ] || meson setup build >/dev/null
 ninja -C build
