@@ -7,7 +7,8 @@
 #                        check the suites themselves: the hardening checks then expect what that
 #                        bwrap does (it lets them through) instead of what corral must do.
 #   CR_BWRAP             the executable installed as `bwrap` that starts corral's personality;
-#                        without it, a copy of corral named `bwrap` (corral run as `bwrap`).
+#                        without it, a copy of corral named `bwrap` (corral run as `bwrap`). With
+#                        it, also a symlink `bwrap` to it under another name (Codex resolves it).
 
 # DOORS: the names of the doors; door_dir NAME: a directory holding `bwrap`, to put first on PATH.
 # THROUGH: the host paths (/proc/PID/exe) of which one must be an ancestor of a command that ran
@@ -29,7 +30,16 @@ bwrap_doors_setup() {
 		printf '#!/bin/sh\nexec %q bwrap "$@"\n' "$CORRAL" >"$CR_TMP/door-sub/bwrap"
 		chmod 0755 "$CR_TMP/door-sub/bwrap"
 		THROUGH=("$(readlink -f "$CORRAL")")
-		for d in "$CR_TMP/door-exe/bwrap" "$CR_TMP/door-exe/corral"; do
+		# link: a symlink named `bwrap` to the executable under another name, which Codex resolves
+		# and runs by its real path (only with CR_BWRAP: corral itself answers as `bwrap` only by
+		# that name).
+		if [ -n "${CR_BWRAP:-}" ]; then
+			DOORS+=" link"
+			mkdir -p "$CR_TMP/door-link" "$CR_TMP/door-link-target"
+			cp "$CR_BWRAP" "$CR_TMP/door-link-target/corral-bwrap"
+			ln -s ../door-link-target/corral-bwrap "$CR_TMP/door-link/bwrap"
+		fi
+		for d in "$CR_TMP/door-exe/bwrap" "$CR_TMP/door-exe/corral" "$CR_TMP/door-link-target/corral-bwrap"; do
 			[ -e "$d" ] && THROUGH+=("$(readlink -f "$d")")
 		done
 	fi
