@@ -16,6 +16,9 @@
  *   setuid N               setuid(N)
  *   unshare-user           unshare(CLONE_NEWUSER)
  *   fork                   fork a child that exits 0, and reap it
+ *   forks N                a bounded fork bomb: fork up to N children that wait (each dies with
+ *                          probe), print how many were made, kill and reap them; 0 if all N
+ *                          were made, else the errno of the fork that failed
  *   fds                    print the numbers of the open descriptors, e.g. "0 1 2"
  *   chroot PATH            chroot(PATH)
  *   sysctl-write PATH VAL  write VAL to PATH (pass the current value)
@@ -29,11 +32,13 @@
 #include <dirent.h>
 #include <limits.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -191,6 +196,35 @@ static int do_fork(void)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : ECHILD;
 }
 
+static int do_forks(long n)
+{
+	pid_t *kids = calloc(n > 0 ? (size_t)n : 1, sizeof(*kids));
+	long made = 0;
+	int r = 0;
+
+	if (!kids)
+		return ENOMEM;
+	for (; made < n; made++) {
+		kids[made] = fork();
+		if (kids[made] < 0) {
+			r = fail();
+			break;
+		}
+		if (kids[made] == 0) {
+			(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+			pause();
+			_exit(0);
+		}
+	}
+	printf("%ld\n", made);
+	for (long i = 0; i < made; i++)
+		(void)kill(kids[i], SIGKILL);
+	for (long i = 0; i < made; i++)
+		(void)waitpid(kids[i], NULL, 0);
+	free(kids);
+	return r;
+}
+
 static int do_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");
@@ -269,8 +303,8 @@ static int do_syscall(int argc, char **argv, int i386)
 static int usage(void)
 {
 	fputs("usage: probe ACTION [ARG...]; ACTION is one of write read read-fd mkdir remount-rw\n"
-	      "       mount-tmpfs tiocsti isatty status-field setuid unshare-user fork fds chroot\n"
-	      "       sysctl-write syscall int80 (see probe.c)\n",
+	      "       mount-tmpfs tiocsti isatty status-field setuid unshare-user fork forks fds\n"
+	      "       chroot sysctl-write syscall int80 (see probe.c)\n",
 	      stderr);
 	return EINVAL;
 }
@@ -296,6 +330,8 @@ static int run(int argc, char **argv)
 		return do_read(a);
 	if (strcmp(action, "read-fd") == 0)
 		return copy_out(parse_num(a));
+	if (strcmp(action, "forks") == 0)
+		return do_forks(parse_num(a));
 	if (strcmp(action, "mkdir") == 0)
 		return mkdir(a, 0755) == 0 ? 0 : fail();
 	if (strcmp(action, "remount-rw") == 0)

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The speed check of corral's bwrap personality (issue 20): srt's typical bwrap command line run
+# by /usr/bin/bwrap and by the personality, both ways it is reached (an executable named `bwrap`
+# and `corral bwrap`), in ONE hyperfine run (-N, no shell) so that all share the machine's state.
+# Prints each median and its ratio to bwrap's (the median of ROUNDS rounds' ratios; default 5);
+# the goal is at most 0.5x.
+#
+#   bench/bwrap-personality.sh [CORRAL] [RUNS]
+# Environment: BWRAP (default /usr/bin/bwrap), CR_BWRAP (the personality's own executable, when
+# it has one; default: a copy of CORRAL named `bwrap`).
+set -euo pipefail
+corral=$(realpath "${1:-build/corral}")
+runs=${2:-300}
+rounds=${ROUNDS:-5}
+bwrap=${BWRAP:-/usr/bin/bwrap}
+command -v hyperfine >/dev/null || { echo "bench: install hyperfine (apt-get install hyperfine)" >&2; exit 1; }
+[ -x "$bwrap" ] || { echo "bench: no bwrap at $bwrap (apt-get install bubblewrap, or set BWRAP)" >&2; exit 1; }
+top=$(mktemp -d)
+trap 'rm -rf "$top"' EXIT
+chmod 0755 "$top"
+mkdir -p "$top/ws" "$top/home/.ssh" "$top/door"
+cp "${CR_BWRAP:-$corral}" "$top/door/bwrap"
+cd "$top/ws"
+
+# srt's typical argv, as the issue gives it (tests/clients/recorded-argv.md has srt's whole one).
+args="--ro-bind / / --bind $top/ws $top/ws --tmpfs $top/home/.ssh --dev /dev --proc /proc"
+args+=" --unshare-net --unshare-pid --unshare-user --new-session --die-with-parent -- /bin/true"
+export HOME=$top/home
+# hyperfine runs one command's runs after the other's: on a shared, loaded host the load drifts
+# between them. So ROUNDS short hyperfine runs, and the ratio is the median of each round's.
+for ((r = 0; r < rounds; r++)); do
+	hyperfine -N --warmup 10 --runs "$((runs / rounds))" --export-json "$top/out.$r.json" \
+		"$bwrap $args" "$top/door/bwrap $args" "$corral bwrap $args" >/dev/null
+done
+python3 - "$bwrap" "$top"/out.*.json <<'PY'
+import json, statistics, sys
+rounds = [json.load(open(f))["results"] for f in sys.argv[2:]]
+print(f"median wall time per run, {len(rounds)} rounds (goal for the personality: at most 0.50x bwrap):")
+for i, r in enumerate(rounds[0]):
+    name = r["command"].split(" ")[0]
+    meds = [rd[i]["median"] for rd in rounds]
+    ratios = [rd[i]["median"] / rd[0]["median"] for rd in rounds]
+    print(f'  {statistics.median(meds)*1e3:7.3f} ms  {statistics.median(ratios):5.2f}x bwrap '
+          f'(rounds: {" ".join(f"{x:.2f}" for x in ratios)})  {name}')
+PY
