@@ -415,10 +415,15 @@ static _Noreturn void worker_main(const struct cr_child_ctx *ctx, int exec_fd, i
 		runner_main(ctx, exec_fd, rb);
 	(void)close(exec_fd);
 	status = worker_wait(runner, status_fd, sig_fd);
-	/* The command has ended: so does everything it started, before the server hears of it. */
-	(void)kill(-1, SIGKILL);
-	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
-		;
+	/* The command has ended: so does everything it started, before the server hears of it.
+	 * Every process of the namespace descends from the worker, its pid 1 (nothing in the
+	 * sandbox may setns() into it), and an orphan is the worker's child: with no child left,
+	 * the namespace is empty, and kill(-1) (a walk over every process of the host) is spared. */
+	if (waitpid(-1, NULL, WNOHANG) != -1 || errno != ECHILD) {
+		(void)kill(-1, SIGKILL);
+		while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+			;
+	}
 	ws = (struct worker_status){ .wait_status = status };
 	(void)send(status_fd, &ws, sizeof(ws), MSG_NOSIGNAL);
 	/* Exit only once the server lets go of the channel, after it has answered: the worker's
