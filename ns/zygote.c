@@ -26,8 +26,9 @@
  *           its namespace). When the runner ends it SIGKILLs everything left in its namespace,
  *           reaps it all and reports the runner's wait status: nothing the command started
  *           outlives it, and no command can signal, or even see, another's processes. It exits
- *           when the server closes the status channel, once it has answered. A step of its setup that fails is reported on the status
- *           channel instead (worker_fail()): the command given to it fails with that error.
+ *           when the server closes the status channel, once it has answered. A step of its
+ *           setup that fails is reported on the status channel instead (worker_fail()): the
+ *           command given to it fails with that error.
  *   runner  the worker's vfork() child, in the worker's memory until it executes (it allocates
  *           nothing: struct runner_buf), so that the command's execve() has no copy of it to
  *           tear down: every signal at its default, every descriptor but its exec channel
@@ -157,7 +158,7 @@ static _Noreturn void runner_fail(int exec_fd, int stage, int r)
 
 /* Split a received request into cwd, argv and envp (pointers into @buf, @n bytes with the
  * header), the two pointer arrays in @v, @n_v entries. Allocates nothing: the runner shares its
- * worker's memory until it executes (runner_start()). */
+ * worker's memory until it executes (worker_main()). */
 static int unpack_request(char *buf, size_t n, char **v, size_t n_v, const char **ret_cwd,
 			  char ***ret_argv, char ***ret_envp)
 {
@@ -228,7 +229,7 @@ static int own_domain(const struct cr_landlock_plan *plan)
 }
 
 /* What the runner receives its request into: made by the worker before it starts the runner,
- * which allocates nothing itself (runner_start()). Every string of a request takes a byte at
+ * which allocates nothing itself (worker_main()). Every string of a request takes a byte at
  * least, so it has at most CR_WARM_MAX_REQUEST of them, and argv and envp a NULL each. The
  * pointers' pages are touched only as far as a request fills them. */
 struct runner_buf {
