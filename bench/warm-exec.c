@@ -18,7 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/kcmp.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -135,16 +137,18 @@ static void print_stats(const char *name, double *v, int n)
 	       v[(n * 99) / 100]);
 }
 
-/* Pss of @pid in KiB, and of every process below it. */
-static long pss_tree(int pid)
+/* Pss of @pid (a child of @ppid, or 0) in KiB, and of every process below it. A vfork() child
+ * that has not executed yet (a ready worker's runner) shares its parent's memory: counted once. */
+static long pss_tree(int ppid, int pid)
 {
 	char path[384], line[256];
 	long kib = 0, v;
 	DIR *d;
-	FILE *f;
+	FILE *f = NULL;
 
 	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", pid);
-	f = fopen(path, "re");
+	if (ppid <= 0 || syscall(SYS_kcmp, ppid, pid, KCMP_VM, 0, 0) != 0)
+		f = fopen(path, "re");
 	while (f && fgets(line, sizeof(line), f))
 		if (sscanf(line, "Pss: %ld kB", &v) == 1)
 			kib += v;
@@ -160,7 +164,7 @@ static long pss_tree(int pid)
 		snprintf(path, sizeof(path), "/proc/%d/task/%s/children", pid, de->d_name);
 		f = fopen(path, "re");
 		while (f && fscanf(f, "%d", &child) == 1)
-			kib += pss_tree(child);
+			kib += pss_tree(pid, child);
 		if (f)
 			fclose(f);
 	}
@@ -178,7 +182,7 @@ static int memory(const char *ws, unsigned pool)
 		return -1;
 	usleep(300000); /* the runners finish their setup and block in recvmsg() */
 	printf("warm session memory, pool %u: %ld KiB Pss (pid 1 and everything below it)\n", pool,
-	       pss_tree(ops->pid(w)));
+	       pss_tree(0, ops->pid(w)));
 	ops->free(w);
 	cr_policy_done(&p);
 	return 0;

@@ -111,7 +111,9 @@ struct cr_warm_ops {
 	/* Workers ready now. */
 	unsigned (*ready)(const struct cr_warm *w);
 	/* Start @req on a ready worker (-EAGAIN if none: wait for handle()); a new worker is asked
-	 * for at once, off this path. The request's descriptors may be closed after the call. */
+	 * for at once, and made off this path: once the worker of an exec is released
+	 * (exec_free(), after the answer) or 10 ms later. The request's descriptors may be closed
+	 * after the call. */
 	int (*exec)(struct cr_warm *w, const struct cr_exec_request *req, struct cr_exec **ret);
 	/* The descriptor to poll for POLLIN for @e; then call exec_handle(). */
 	int (*exec_fd)(const struct cr_exec *e);
@@ -121,7 +123,7 @@ struct cr_warm_ops {
 	/* Send @sig to every process of the command (SIGKILL: they are gone when exec_handle()
 	 * reports the end). */
 	int (*exec_kill)(struct cr_exec *e, int sig);
-	/* Release @e (kills what is left of it). Accepts NULL, returns NULL. */
+	/* Release @e (kills what is left of it; its worker exits). Accepts NULL, returns NULL. */
 	struct cr_exec *(*exec_free)(struct cr_exec *e);
 	/* Add what the sandbox enforces to @enforced, as for a run. */
 	int (*report)(const struct cr_warm *w, struct json_object *enforced);

@@ -13,25 +13,30 @@
  * /dev/null as 0-2.
  *
  * Processes (pids as seen from the session's pid namespace):
- *   zygote  pid 1. Keeps `pool` workers ready; makes one more for each ZY_WANT, once a command
- *           ends or 10 ms later (cr_zygote_main()).
+ *   zygote  pid 1. Keeps `pool` workers ready; makes one more for each ZY_WANT, once a worker
+ *           exits (after the server has answered its command) or 10 ms later
+ *           (cr_zygote_main()).
  *   worker  clone(CLONE_NEWPID | CLONE_NEWNS) of the zygote: pid 1 of a nested pid namespace,
  *           in a mount namespace of its own, one per command. Ignores the interrupt signals,
  *           mounts the /proc of its pid namespace over the session's (with the plan's read-only
  *           knobs under it: cr_mounts_worker_proc()), enters the session's Landlock domain
- *           (cr_landlock_apply(), as a run's pid 1 does), drops every capability, forks the
- *           runner, then waits: for the runner's end, and for signal numbers on its status
- *           channel (kill(-1, sig) in its namespace). When the runner ends it SIGKILLs
- *           everything left in its namespace, reaps it all, reports the runner's wait status and
- *           exits: nothing the command started outlives it, and no command can signal, or even
- *           see, another's processes. A step of its setup that fails is reported on the status
- *           channel instead (worker_fail()): the command given to it fails with that error.
- *   runner  the worker's child: every signal at its default, every descriptor but its exec
- *           channel closed, a Landlock domain of its own (own_domain()), the run's seccomp
- *           filter installed, then blocked in recvmsg(). The request's stdio become 0-2, it
- *           changes to the request's directory and execve()s (the PATH search of a run's
- *           command, cr_exec_command()). The command is this process: nothing is forked or set
- *           up on the request path.
+ *           (cr_landlock_apply(), as a run's pid 1 does), drops every capability, vfork()s the
+ *           runner (and is suspended until the runner executes the command), then waits: for
+ *           the runner's end, and for signal numbers on its status channel (kill(-1, sig) in
+ *           its namespace). When the runner ends it SIGKILLs everything left in its namespace,
+ *           reaps it all and reports the runner's wait status: nothing the command started
+ *           outlives it, and no command can signal, or even see, another's processes. It exits
+ *           when the server closes the status channel, once it has answered. A step of its
+ *           setup that fails is reported on the status channel instead (worker_fail()): the
+ *           command given to it fails with that error.
+ *   runner  the worker's vfork() child, in the worker's memory until it executes (it allocates
+ *           nothing: struct runner_buf), so that the command's execve() has no copy of it to
+ *           tear down: every signal at its default, every descriptor but its exec channel
+ *           closed, a Landlock domain of its own (own_domain()), the run's seccomp filter
+ *           installed, then blocked in recvmsg(). The request's stdio become 0-2, it changes to
+ *           the request's directory and execve()s (the PATH search of a run's command,
+ *           cr_exec_command()). The command is this process: nothing is forked or set up on
+ *           the request path.
  * Every command sees its own pid namespace's /proc: its own processes (and its worker as pid 1,
  * non-dumpable), none of another command's, whose pids, command lines, environments and
  * descriptors it therefore cannot read; `ps` works and finds itself at the pid getpid() gives.
@@ -51,6 +56,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -151,12 +157,13 @@ static _Noreturn void runner_fail(int exec_fd, int stage, int r)
 }
 
 /* Split a received request into cwd, argv and envp (pointers into @buf, @n bytes with the
- * header). Allocates the two pointer arrays, once. */
-static int unpack_request(char *buf, size_t n, const char **ret_cwd, char ***ret_argv,
-			  char ***ret_envp)
+ * header), the two pointer arrays in @v, @n_v entries. Allocates nothing: the runner shares its
+ * worker's memory until it executes (worker_main()). */
+static int unpack_request(char *buf, size_t n, char **v, size_t n_v, const char **ret_cwd,
+			  char ***ret_argv, char ***ret_envp)
 {
 	struct exec_hdr h;
-	char **v, *s, *end = buf + n;
+	char *s, *end = buf + n;
 	size_t want;
 
 	if (n < sizeof(h) + 1 || buf[n - 1] != '\0')
@@ -164,18 +171,16 @@ static int unpack_request(char *buf, size_t n, const char **ret_cwd, char ***ret
 	memcpy(&h, buf, sizeof(h));
 	if (h.argc < 1 || h.len != n - sizeof(h) || (uint64_t)h.argc + h.envc > h.len)
 		return -EBADMSG;
-	v = calloc((size_t)h.argc + h.envc + 2, sizeof(char *));
-	if (!v)
-		return -ENOMEM;
+	if ((uint64_t)h.argc + h.envc + 2 > n_v)
+		return -E2BIG;
+	memset(v, 0, ((size_t)h.argc + h.envc + 2) * sizeof(char *));
 	s = buf + sizeof(h);
 	*ret_cwd = s;
 	want = (size_t)h.argc + h.envc;
 	for (size_t i = 0, j = 0; i < want; i++, j++) {
 		s += strlen(s) + 1;
-		if (s >= end) {
-			free(v);
+		if (s >= end)
 			return -EBADMSG;
-		}
 		if (i == h.argc)
 			j++; /* argv's NULL */
 		v[j] = s;
@@ -223,11 +228,21 @@ static int own_domain(const struct cr_landlock_plan *plan)
 	return r < 0 ? r : 0;
 }
 
+/* What the runner receives its request into: made by the worker before it starts the runner,
+ * which allocates nothing itself (worker_main()). Every string of a request takes a byte at
+ * least, so it has at most CR_WARM_MAX_REQUEST of them, and argv and envp a NULL each. The
+ * pointers' pages are touched only as far as a request fills them. */
+struct runner_buf {
+	char msg[CR_WARM_MAX_REQUEST];
+	char *v[CR_WARM_MAX_REQUEST + 2];
+};
+
 /* The runner: as confined as a run's command before it, blocked until the one request. */
-static _Noreturn void runner_main(const struct cr_child_ctx *ctx, int exec_fd)
+static _Noreturn void runner_main(const struct cr_child_ctx *ctx, int exec_fd,
+				  struct runner_buf *rb)
 {
 	int fds[3], keep[] = { exec_fd }, r;
-	char cbuf[CMSG_SPACE(sizeof(fds))], **argv, **envp, *buf;
+	char cbuf[CMSG_SPACE(sizeof(fds))], **argv, **envp;
 	struct iovec iov;
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
 			     .msg_controllen = sizeof(cbuf) };
@@ -238,15 +253,14 @@ static _Noreturn void runner_main(const struct cr_child_ctx *ctx, int exec_fd)
 
 	(void)sigemptyset(&none);
 	reset_signals(&ctx->ignored, &none);
-	buf = malloc(CR_WARM_MAX_REQUEST);
-	if (!buf || cr_close_all_except(3, keep, 1) < 0)
+	if (cr_close_all_except(3, keep, 1) < 0)
 		_exit(CR_EXIT_NOEXEC);
 	r = own_domain(&ctx->landlock);
 	if (r >= 0)
 		r = cr_seccomp_install(ctx->seccomp);
 	if (r < 0)
 		runner_fail(exec_fd, EXEC_STAGE_REQUEST, r);
-	iov = (struct iovec){ .iov_base = buf, .iov_len = CR_WARM_MAX_REQUEST };
+	iov = (struct iovec){ .iov_base = rb->msg, .iov_len = sizeof(rb->msg) };
 	do
 		n = recvmsg(exec_fd, &mh, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
@@ -262,7 +276,7 @@ static _Noreturn void runner_main(const struct cr_child_ctx *ctx, int exec_fd)
 	for (int i = 0; i < 3; i++)
 		if (dup2(fds[i], i) < 0)
 			runner_fail(exec_fd, EXEC_STAGE_STDIO, negative_errno());
-	r = unpack_request(buf, (size_t)n, &cwd, &argv, &envp);
+	r = unpack_request(rb->msg, (size_t)n, rb->v, ELEMENTSOF(rb->v), &cwd, &argv, &envp);
 	if (r < 0)
 		runner_fail(exec_fd, EXEC_STAGE_REQUEST, r);
 	if (chdir(cwd) < 0)
@@ -377,6 +391,7 @@ static _Noreturn void worker_main(const struct cr_child_ctx *ctx, int exec_fd, i
 {
 	static const int ignored[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE };
 	int keep[] = { exec_fd, status_fd }, sig_fd, status, step, r;
+	struct runner_buf *rb;
 	struct worker_status ws;
 	pid_t runner;
 
@@ -388,23 +403,39 @@ static _Noreturn void worker_main(const struct cr_child_ctx *ctx, int exec_fd, i
 	sig_fd = signalfd_for(SIGCHLD); /* SIGCHLD is blocked since the zygote */
 	if (sig_fd < 0)
 		worker_fail(status_fd, WORKER_STEP_FORK, negative_errno());
-	runner = fork();
+	rb = mmap(NULL, sizeof(*rb), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (rb == MAP_FAILED)
+		worker_fail(status_fd, WORKER_STEP_FORK, negative_errno());
+	/* The runner shares the worker's memory until it executes the command, and the worker waits
+	 * meanwhile (it has nothing to do before a command runs): the command's execve() then has
+	 * no copy of the worker's memory to tear down, as posix_spawn() has none. */
+	runner = vfork();
 	if (runner < 0)
 		worker_fail(status_fd, WORKER_STEP_FORK, negative_errno());
-	if (runner == 0) {
-		(void)close(status_fd);
-		(void)close(sig_fd);
-		runner_main(ctx, exec_fd);
-	}
+	if (runner == 0)
+		runner_main(ctx, exec_fd, rb);
 	(void)close(exec_fd);
 	status = worker_wait(runner, status_fd, sig_fd);
-	/* The command has ended: so does everything it started, before the server hears of it. */
-	(void)kill(-1, SIGKILL);
-	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
-		;
+	/* The command has ended: so does everything it started, before the server hears of it.
+	 * Every process of the namespace descends from the worker, its pid 1 (nothing in the
+	 * sandbox may setns() into it), and an orphan is the worker's child: with no child left,
+	 * the namespace is empty, and kill(-1) (a walk over every process of the host) is spared. */
+	if (waitpid(-1, NULL, WNOHANG) != -1 || errno != ECHILD) {
+		(void)kill(-1, SIGKILL);
+		while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+			;
+	}
 	ws = (struct worker_status){ .wait_status = status };
 	(void)send(status_fd, &ws, sizeof(ws), MSG_NOSIGNAL);
-	_exit(0);
+	/* Exit only once the server lets go of the channel, after it has answered: the worker's
+	 * exit (its memory torn down) and the refill it lets the zygote make (cr_zygote_main())
+	 * then come after the reply, not in its way. */
+	for (;;) {
+		ssize_t n = recv(status_fd, &ws, sizeof(ws), 0);
+
+		if (n == 0 || (n < 0 && errno != EINTR))
+			_exit(0);
+	}
 }
 
 /* Send @fds with the message @m on @sock. 0 or -errno. */

@@ -24,17 +24,48 @@
 /* One read() of a command's output: 64 KiB is a pipe's default capacity, so one read usually
  * empties the pipe. */
 #define READ_CHUNK (64 * 1024)
+/* The first read of an output, and its first buffer: most commands print little. */
+#define OUTPUT_MIN 4096
+#define OUTPUT_READS 8
 
 static void exec_done(struct serve *sv, struct serve_exec *x);
 
-/* Keep what fits under the cap, count the rest as truncation. Returns whether there may be
- * more to read at once. */
+/* Room for @want more bytes (and a NUL) in @o's buffer, which grows by doubling. */
+static int output_reserve(struct serve_output *o, size_t want)
+{
+	size_t cap = o->cap ? o->cap : OUTPUT_MIN;
+	char *p;
+
+	if (o->len + want + 1 <= o->cap)
+		return 0;
+	while (cap < o->len + want + 1)
+		cap *= 2;
+	p = realloc(o->buf, cap);
+	if (!p)
+		return -ENOMEM;
+	o->buf = p;
+	o->cap = cap;
+	return 0;
+}
+
+/* Keep what fits under the cap, read straight into the kept output (at most as much at once as
+ * is kept already, so that the buffer stays within twice the output); read and drop the rest,
+ * counted as truncation (also when memory runs out). Returns whether there may be more to read
+ * at once: a read of a pipe that is short of what it asked for emptied the pipe. */
 static bool output_read(struct serve_output *o)
 {
-	char buf[READ_CHUNK];
-	ssize_t n = read(o->fd, buf, sizeof(buf));
-	size_t keep;
+	static char dropped[READ_CHUNK]; /* the server has one thread */
+	size_t room = o->len < o->limit ? o->limit - o->len : 0;
+	size_t want = o->len > OUTPUT_MIN ? o->len : OUTPUT_MIN;
+	bool keep;
+	ssize_t n;
 
+	want = want < READ_CHUNK ? want : READ_CHUNK;
+	want = want < room ? want : room;
+	keep = want > 0 && output_reserve(o, want) == 0;
+	if (!keep)
+		want = sizeof(dropped);
+	n = read(o->fd, keep ? o->buf + o->len : dropped, want);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return false;
 	if (n <= 0) {
@@ -42,23 +73,20 @@ static bool output_read(struct serve_output *o)
 		o->eof = true;
 		return false;
 	}
-	keep = o->len < o->limit ? o->limit - o->len : 0;
-	if ((size_t)n > keep)
-		o->truncated = true;
+	if (keep)
+		o->len += (size_t)n;
 	else
-		keep = (size_t)n;
-	if (keep > 0) {
-		char *p = realloc(o->buf, o->len + keep + 1);
+		o->truncated = true;
+	return (size_t)n == want;
+}
 
-		if (!p) {
-			o->truncated = true;
-			return true;
-		}
-		memcpy(p + o->len, buf, keep);
-		o->buf = p;
-		o->len += keep;
-	}
-	return true;
+/* What the pipe holds now, in one wake-up: enough reads to empty a full pipe from the first,
+ * smallest one (4, 4, 8, 16, 32 KiB), and no more, so that a command that writes without end
+ * cannot keep the server from its other clients. */
+static void output_drain(struct serve_output *o)
+{
+	for (int i = 0; i < OUTPUT_READS && output_read(o); i++)
+		;
 }
 
 static void stdin_write(struct serve_exec *x)
@@ -83,9 +111,9 @@ void serve_exec_event(struct serve *sv, struct serve_exec *x, int fd, short reve
 	if (fd == x->stdin_fd)
 		stdin_write(x);
 	else if (fd == x->out[0].fd)
-		output_read(&x->out[0]);
+		output_drain(&x->out[0]);
 	else if (fd == x->out[1].fd)
-		output_read(&x->out[1]);
+		output_drain(&x->out[1]);
 	else if (x->cold && !x->ended && fd == x->result_fd) {
 		serve_cold_result(x);
 		for (int i = 0; i < 2; i++)

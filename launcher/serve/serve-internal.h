@@ -185,7 +185,7 @@ enum serve_verdict {
 struct serve_output {
 	int fd;
 	char *buf;
-	size_t len, limit;
+	size_t len, cap, limit;
 	bool truncated, eof;
 };
 

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/kcmp.h>
 
 #include "launcher/base/json-util.h"
 #include "launcher/base/macro.h"
@@ -54,8 +56,16 @@ static uint64_t pss_of(int pid, bool *ret_rss)
 	return kb * 1024;
 }
 
-/* Pss of @pid and its descendants (through /proc/PID/task/TID/children). */
-static uint64_t tree_pss(int pid, unsigned *budget, bool *ret_rss)
+/* Does @pid share the memory of its parent @ppid: a vfork() child that has not executed yet,
+ * as the runner of a ready worker is? Its memory is its parent's, counted once. */
+static bool shares_parent_memory(int ppid, int pid)
+{
+	return ppid > 0 && syscall(SYS_kcmp, ppid, pid, KCMP_VM, 0, 0) == 0;
+}
+
+/* Pss of @pid (a child of @ppid, or 0) and its descendants (through
+ * /proc/PID/task/TID/children). */
+static uint64_t tree_pss(int ppid, int pid, unsigned *budget, bool *ret_rss)
 {
 	char path[64];
 	uint64_t sum;
@@ -65,7 +75,7 @@ static uint64_t tree_pss(int pid, unsigned *budget, bool *ret_rss)
 	if (*budget == 0)
 		return 0;
 	(*budget)--;
-	sum = pss_of(pid, ret_rss);
+	sum = shares_parent_memory(ppid, pid) ? 0 : pss_of(pid, ret_rss);
 	(void)snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	d = opendir(path);
 	if (!d)
@@ -82,7 +92,7 @@ static uint64_t tree_pss(int pid, unsigned *budget, bool *ret_rss)
 		if (!f)
 			continue;
 		while (fscanf(f, "%d", &child) == 1)
-			sum += tree_pss(child, budget, ret_rss);
+			sum += tree_pss(pid, child, budget, ret_rss);
 		fclose(f);
 	}
 	closedir(d);
@@ -95,7 +105,7 @@ static json_object *session_stats(struct serve *sv, struct serve_session *s)
 	unsigned in_flight = 0, budget = MAX_WALK;
 	int pid = s->w ? sv->warm->pid(s->w) : 0;
 	bool rss = false;
-	uint64_t mem = pid > 0 ? tree_pss(pid, &budget, &rss) : 0;
+	uint64_t mem = pid > 0 ? tree_pss(0, pid, &budget, &rss) : 0;
 	int r;
 
 	for (struct serve_exec *x = sv->execs; x; x = x->next)
