@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "launcher/policy/env.h"
+#include "launcher/base/stamp.h"
 #include "launcher/base/exit-codes.h"
 #include "launcher/base/fd-util.h"
 #include "linux-internal.h"
@@ -44,10 +45,12 @@ static void report_error(struct cr_child_ctx *ctx, enum cr_stage stage, int r)
 static int close_fds(struct cr_child_ctx *ctx)
 {
 	const struct cr_policy *p = ctx->policy;
-	int keep[p->n_keep_fds + 1];
+	int keep[p->n_keep_fds + 2];
 	size_t n = 0;
 
 	keep[n++] = ctx->msg_fd;
+	if (cr_stamp_fd() >= 0) /* close-on-exec: corral-bench's stamps, up to the execve() */
+		keep[n++] = cr_stamp_fd();
 	for (size_t i = 0; i < p->n_keep_fds; i++) {
 		if (p->keep_fds[i] <= 2)
 			continue;
@@ -113,6 +116,8 @@ _Noreturn void cr_command_main(struct cr_child_ctx *ctx)
 	sigset_t none;
 	int r;
 
+	cr_stamp_who('C');
+	cr_stamp("forked");
 	for (size_t i = 0; i < ELEMENTSOF(forwarded); i++)
 		(void)signal(forwarded[i],
 			     sigismember(&ctx->ignored, forwarded[i]) == 1 ? SIG_IGN : SIG_DFL);
@@ -122,6 +127,7 @@ _Noreturn void cr_command_main(struct cr_child_ctx *ctx)
 	r = ctx->policy->redirect_stdio ? redirect_stdio(ctx->policy) : 0;
 	if (r >= 0)
 		r = close_fds(ctx);
+	cr_stamp("close_fds");
 	if (r < 0) {
 		msg.stage = CR_STAGE_FDS;
 	} else if ((r = cr_seccomp_install(ctx->seccomp)) < 0) {
@@ -130,6 +136,7 @@ _Noreturn void cr_command_main(struct cr_child_ctx *ctx)
 		 * unfiltered. */
 		msg.stage = CR_STAGE_SECCOMP;
 	} else {
+		cr_stamp("seccomp");
 		r = cr_exec_command(ctx->policy->argv, ctx->policy->env);
 		msg.stage = CR_STAGE_EXEC;
 		(void)snprintf(msg.detail, sizeof(msg.detail), "%s", ctx->policy->argv[0]);
@@ -207,6 +214,8 @@ _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 	pid_t cmd;
 	int r, status;
 
+	cr_stamp_who('1');
+	cr_stamp("started");
 	/* As pid 1 of its namespace this process ignores every signal it has no handler for, even
 	 * from corral: an interrupt during setup must end it. */
 	set_handlers(interrupted_setup);
@@ -234,6 +243,7 @@ _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 		report_error(ctx, CR_STAGE_FORK, r);
 		_exit(CR_EXIT_SETUP_SILENT);
 	}
+	cr_stamp("pre_fork");
 
 	/* A warm sandbox (corral serve): no command; pid 1 keeps workers ready instead. */
 	if (ctx->warm_pool)
@@ -245,6 +255,8 @@ _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 	}
 	if (cmd == 0)
 		cr_command_main(ctx);
+	cr_stamp("fork");
+	cr_stamp_end(); /* the descriptor is closed next */
 	/* pid 1 needs nothing of what corral was started with but the report pipe, and corral's
 	 * state to follow it; if it cannot drop the rest, the sandbox ends (the command with it:
 	 * pid 1 of its namespace). */

@@ -20,6 +20,7 @@
 #include "launcher/base/macro.h"
 #include "launcher/base/parse-util.h"
 #include "launcher/base/path-util.h"
+#include "launcher/base/stamp.h"
 #include "launcher/policy/policy.h"
 #include "run.h"
 #include "launcher/status.h"
@@ -83,10 +84,12 @@ static int execute(struct run_state *s, const struct cr_policy *p)
 	}
 	start = cr_now_ms_f();
 	r = s->drv->spawn(s->run);
+	cr_stamp("spawn");
 	if (r >= 0)
 		r = supervise(s, p);
 	else if (s->drv->wait(s->run, -1, &s->outcome) == 0)
 		s->have_outcome = true; /* the backend knows more about the failure than -errno */
+	cr_stamp("wait");
 	s->duration_ms = cr_now_ms_f() - start;
 	if (r < 0 && !s->have_outcome) {
 		s->have_error = true;
@@ -234,6 +237,7 @@ static int build(struct cr_run_options *o, struct cr_policy *p, struct run_state
 
 	r = cr_gate_open(&s->gate, o, environ, msg, sizeof(msg));
 	s->gate_open = true;
+	cr_stamp("gate_open");
 	if (r < 0) {
 		cr_log_error("%s", msg);
 		record_error(s, "policy", r, msg);
@@ -247,8 +251,10 @@ static int build(struct cr_run_options *o, struct cr_policy *p, struct run_state
 		r = hand_over_workspace(p, msg, sizeof(msg));
 	if (r >= 0)
 		r = guard_own_files(p, o, &s->gate, msg, sizeof(msg));
+	cr_stamp("policy");
 	if (r >= 0)
 		r = cr_gate_decide(&s->gate, o, msg, sizeof(msg));
+	cr_stamp("decide");
 	if (r < 0) {
 		cr_log_error("%s", msg);
 		record_error(s, "options", r, msg);
@@ -336,7 +342,10 @@ int cr_run_main(int argc, char **argv)
 	bool denied = false, have_dest;
 	int code, r;
 
+	cr_stamp_init();
+	cr_stamp("main");
 	r = parse(argc, argv, &opts, &dest);
+	cr_stamp("parse");
 	have_dest = dest.fd >= 0 || cr_status_replaces(&dest);
 	if (r >= 0 && opts.help) {
 		fputs(cr_run_usage, stdout);
@@ -366,7 +375,9 @@ int cr_run_main(int argc, char **argv)
 	if (have_dest || s.gate_open)
 		finish(&s, err, code, opts.argv, denied, have_dest ? &dest : NULL);
 	cr_status_close(&dest);
+	cr_stamp("status");
 	s.run = s.drv->run_free(s.run);
+	cr_stamp("run_free");
 	if (s.gate_open)
 		cr_gate_done(&s.gate);
 	cr_policy_done(&policy);
