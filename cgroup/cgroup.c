@@ -197,8 +197,8 @@ static void remove_stale(const char *base, bool v2)
 			continue;
 		if (kill(pid, 0) == 0 || errno != ESRCH)
 			continue;
-		(void)snprintf(path, sizeof(path), "%s/%s", base, de->d_name);
-		(void)destroy_dir(path, v2);
+		if (snprintf(path, sizeof(path), "%s/%s", base, de->d_name) < (int)sizeof(path))
+			(void)destroy_dir(path, v2);
 	}
 	(void)closedir(d);
 }
@@ -209,7 +209,6 @@ static int make_run_dir(const char *base, bool v2, struct cg_dir *ret)
 	char path[PATH_MAX];
 	int fd, n;
 
-	remove_stale(base, v2);
 	n = snprintf(path, sizeof(path), "%s/run-%d-%u", base, getpid(), ++counter);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return -ENAMETOOLONG;
@@ -711,6 +710,34 @@ const struct cr_limits_report *cr_cgroup_report(const struct cr_cgroup *cg)
 const struct cr_rlimits *cr_cgroup_rlimits(const struct cr_cgroup *cg)
 {
 	return &cg->rl;
+}
+
+/* The directory @dir is in, once: co-mounted v1 controllers share one. */
+static void sweep_parent(const struct cg_dir *dir, bool v2, const char *done[], size_t *n)
+{
+	char base[PATH_MAX];
+	const char *slash = strrchr(dir->path, '/');
+
+	if (dir->fd < 0 || !slash)
+		return;
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp(done[i], dir->path) == 0)
+			return;
+	done[(*n)++] = dir->path;
+	(void)snprintf(base, sizeof(base), "%.*s", (int)(slash - dir->path), dir->path);
+	remove_stale(base, v2);
+}
+
+void cr_cgroup_sweep(const struct cr_cgroup *cg)
+{
+	const char *done[_CR_CTL_MAX + 1];
+	size_t n = 0;
+
+	if (!cg)
+		return;
+	sweep_parent(&cg->v2, true, done, &n);
+	for (int c = 0; c < _CR_CTL_MAX; c++)
+		sweep_parent(&cg->v1[c], false, done, &n);
 }
 
 double cr_cgroup_setup_ms(const struct cr_cgroup *cg)

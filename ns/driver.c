@@ -486,6 +486,7 @@ static int start_degraded(struct cr_run *run, int clone_err)
 	}
 	if (write(run->sync_w, "1", 1) != 1)
 		return negative_errno();
+	cr_cgroup_sweep(run->cgroup);
 	return 0;
 }
 
@@ -586,6 +587,8 @@ static int spawn_sandbox(struct cr_run *run)
 	}
 	if (write(run->sync_w, "1", 1) != 1)
 		return negative_errno();
+	cr_cgroup_sweep(run->cgroup); /* while the sandbox builds itself */
+	cr_stamp("sweep");
 	return 0;
 }
 
