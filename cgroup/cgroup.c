@@ -304,6 +304,15 @@ static int v2_user_base(const char *mount, char *base)
 	return r < 0 ? r : r ? 0 : -EBUSY;
 }
 
+/* Whether the space-separated controller list @list names one of the controllers in @need. */
+static bool offers_any(const char *list, unsigned need)
+{
+	for (int c = 0; c < _CR_CTL_MAX; c++)
+		if ((need & (1u << c)) && has_word(list, cr_cgroup_ctl_name(c)))
+			return true;
+	return false;
+}
+
 /* The controllers @base hands to its children, after enabling what @need asks for. */
 static int v2_base(const struct cr_cgroup_host *h, unsigned need, char *base, size_t size,
 		   unsigned *ret_have)
@@ -316,6 +325,15 @@ static int v2_base(const struct cr_cgroup_host *h, unsigned need, char *base, si
 	r = cr_cgroup_v2_base(h, root, base, size);
 	if (r < 0)
 		return r;
+	/* A controller the hierarchy's root lacks (a hybrid host's memory and pids, which are v1's)
+	 * is in none of its cgroups: then nothing is made or enabled here. */
+	*ret_have = 0;
+	fd = open(h->v2_mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || read_at(fd, "cgroup.controllers", on, sizeof(on)) < 0)
+		return negative_errno();
+	closep(&fd);
+	if (!offers_any(on, need))
+		return 0;
 	if (root) {
 		r = v2_enable(h->v2_mount, need);
 		if (r < 0)
@@ -333,7 +351,6 @@ static int v2_base(const struct cr_cgroup_host *h, unsigned need, char *base, si
 	fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || read_at(fd, "cgroup.subtree_control", on, sizeof(on)) < 0)
 		return negative_errno();
-	*ret_have = 0;
 	for (int c = 0; c < _CR_CTL_MAX; c++)
 		if ((need & (1u << c)) && has_word(on, cr_cgroup_ctl_name(c)))
 			*ret_have |= 1u << c;
