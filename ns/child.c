@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -208,6 +209,28 @@ static int start_forwarder(struct cr_child_ctx *ctx)
 	return pid < 0 ? pid : 0;
 }
 
+/* The command's process shares pid 1's memory until its execve() (CLONE_VM | CLONE_VFORK, as
+ * posix_spawn() does), so that neither pid 1's pages nor their mappings are copied for a
+ * process that replaces them at once, and nothing is faulted back in afterwards. pid 1 is
+ * suspended until the execve() or the exit, holding no lock. The command's process runs on this
+ * stack; it has its own descriptor table, signal handlers and mask (copied, not shared), and
+ * changes nothing of pid 1's memory but this stack, errno and the stamp's process tag. */
+static char command_stack[128 * 1024] __attribute__((aligned(16)));
+
+static int command_entry(void *ctx)
+{
+	cr_command_main(ctx);
+}
+
+static pid_t start_command(struct cr_child_ctx *ctx)
+{
+	pid_t pid = clone(command_entry, command_stack + sizeof(command_stack),
+			  CLONE_VM | CLONE_VFORK | SIGCHLD, ctx);
+
+	cr_stamp_who('1');
+	return pid < 0 ? negative_errno() : pid;
+}
+
 _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 {
 	enum cr_stage failed = CR_STAGE_SYNC;
@@ -248,13 +271,11 @@ _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 	/* A warm sandbox (corral serve): no command; pid 1 keeps workers ready instead. */
 	if (ctx->warm_pool)
 		cr_zygote_main(ctx);
-	cmd = fork();
+	cmd = start_command(ctx);
 	if (cmd < 0) {
-		report_error(ctx, CR_STAGE_FORK, negative_errno());
+		report_error(ctx, CR_STAGE_FORK, cmd);
 		_exit(CR_EXIT_SETUP_SILENT);
 	}
-	if (cmd == 0)
-		cr_command_main(ctx);
 	cr_stamp("fork");
 	cr_stamp_end(); /* the descriptor is closed next */
 	/* pid 1 needs nothing of what corral was started with but the report pipe, and corral's
