@@ -38,7 +38,19 @@ struct run_state {
 	struct cr_setup_error error;
 	bool have_error;
 	double duration_ms;
+	json_object *enforced; /* the driver's report, made while the sandbox built itself */
 };
+
+/* What the sandbox enforces, for the status: nothing in it depends on how the run ends. NULL
+ * when out of memory. */
+static json_object *enforced_object(const struct run_state *s)
+{
+	json_object *enforced = json_object_new_object();
+
+	if (enforced && s->drv->report(s->run, enforced) < 0)
+		cr_log_warning("the enforcement report is incomplete");
+	return enforced;
+}
 
 /* Wait for the sandbox; on timeout stop it politely, then by force after the grace period. */
 static int supervise(struct run_state *s, const struct cr_policy *p)
@@ -85,8 +97,14 @@ static int execute(struct run_state *s, const struct cr_policy *p)
 	start = cr_now_ms_f();
 	r = s->drv->spawn(s->run);
 	cr_stamp("spawn");
-	if (r >= 0)
+	if (r >= 0) {
+		/* While pid 1 builds the sandbox, which the launcher would wait for idle: the
+		 * status's enforcement report, and the time zone the ledger's line is written in. */
+		s->enforced = enforced_object(s);
+		tzset();
+		cr_stamp("prebuild");
 		r = supervise(s, p);
+	}
 	else if (s->drv->wait(s->run, -1, &s->outcome) == 0)
 		s->have_outcome = true; /* the backend knows more about the failure than -errno */
 	cr_stamp("wait");
@@ -135,9 +153,7 @@ static json_object *status_object(const struct run_state *s, const struct cr_set
 	};
 
 	if (s->run && (!err || strcmp(err->stage, "exec") == 0)) {
-		enforced = json_object_new_object();
-		if (enforced && s->drv->report(s->run, enforced) < 0)
-			cr_log_warning("the enforcement report is incomplete");
+		enforced = s->enforced ? json_object_get(s->enforced) : enforced_object(s);
 		in.enforced = enforced;
 	}
 	st = cr_status_build(&in);
@@ -378,6 +394,7 @@ int cr_run_main(int argc, char **argv)
 	cr_stamp("status");
 	s.run = s.drv->run_free(s.run);
 	cr_stamp("run_free");
+	json_object_put(s.enforced);
 	if (s.gate_open)
 		cr_gate_done(&s.gate);
 	cr_policy_done(&policy);
