@@ -133,7 +133,8 @@ static const struct cr_cgroup_host *host(void)
 	static struct cr_cgroup_host h;
 	static bool done;
 
-	if (!done && cr_cgroup_discover("/proc/self/mountinfo", "/proc/self/cgroup", &h) < 0)
+	if (!done && cr_cgroup_discover_usual("/proc/self/cgroup", &h) < 0 &&
+	    cr_cgroup_discover("/proc/self/mountinfo", "/proc/self/cgroup", &h) < 0)
 		h = (struct cr_cgroup_host){};
 	done = true;
 	return &h;
