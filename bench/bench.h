@@ -35,7 +35,7 @@ struct opts {
 	const char *plot;
 	unsigned long runs, warmup, series;
 	uint64_t seed;
-	bool vs_peers, json, csv, burst;
+	bool vs_peers, json, csv, burst, stages;
 };
 
 /* Sorts x[0..n) in place (n > 0) and returns its summary. */
@@ -52,3 +52,8 @@ int cr_bench_print_json(const struct subject *v, size_t n, const struct stats *s
  * Returns 0 or -errno. */
 int cr_bench_plot_svg(const char *path, const struct subject *v, size_t n, const struct stats *st,
 		      const char *title);
+
+/* --stages: `argv` (corral run) warmup + runs times in a row, each with a fresh CORRAL_STAMP_FD;
+ * prints the median and p90 of each stage, µs, on stdout (bench/stages.c). 0 or -errno. */
+int cr_bench_stages(const char *const *argv, unsigned long runs, unsigned long warmup,
+		    int devnull);

@@ -46,6 +46,8 @@ static const char *const usage_text =
 	"      --subject NAME    the subject of --series (default corral)\n"
 	"      --burst           throughput instead: bursts of 100 commands with 1 and 2 workers,\n"
 	"                        spawns/s (--runs bursts, default 5; --warmup default 1)\n"
+	"      --stages          where the time of `corral run` goes: the median and p90 of each\n"
+	"                        stage, µs, over --runs runs in a row (stamps; bench/README.md)\n"
 	"      --plot FILE.svg   also draw the distributions side by side as SVG box plots\n"
 	"      --json            print the results as JSON\n"
 	"      --csv             print the results as CSV\n"
@@ -103,6 +105,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{"json", no_argument, NULL, 'j'},
 		{"csv", no_argument, NULL, 'C'},
 		{"burst", no_argument, NULL, 'B'},
+		{"stages", no_argument, NULL, 'T'},
 		{"plot", required_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},
 		{},
@@ -159,6 +162,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'P':
 			o->plot = optarg;
 			break;
+		case 'T':
+			o->stages = true;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 1;
@@ -176,6 +182,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		return usage_error("--series and --burst print a table only", NULL);
 	if (o->series && o->burst)
 		return usage_error("--series and --burst exclude each other", NULL);
+	if (o->stages && (o->series || o->burst || o->json || o->csv || o->plot))
+		return usage_error("--stages prints its own table: no --series, --burst, "
+				   "--json, --csv or --plot", NULL);
 	return 0;
 }
 
@@ -693,6 +702,14 @@ static int measure(struct subject *v, size_t n, struct opts *o)
 		return -errno;
 	if (o->series)
 		return run_series(find_subject(v, n, o->series_subject), o, devnull);
+	if (o->stages) {
+		printf("stages of `corral run -- %s`: %lu runs in a row after %lu warm-up runs\n",
+		       o->workload, o->runs, o->warmup);
+		r = cr_bench_stages(find_subject(v, n, "corral")->argv, o->runs, o->warmup, devnull);
+		if (r < 0)
+			return report_failure(find_subject(v, n, "corral"), r);
+		return 0;
+	}
 	r = run_rounds(v, n, o, devnull);
 	if (r < 0)
 		return r;

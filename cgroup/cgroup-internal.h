@@ -28,6 +28,13 @@ const char *cr_cgroup_ctl_name(enum cr_cgroup_ctl c);
  * 0, or -errno if either cannot be read. */
 int cr_cgroup_discover(const char *mountinfo, const char *proc_cgroup, struct cr_cgroup_host *ret);
 
+/* The same from @proc_cgroup alone, when every hierarchy it lists that corral uses is mounted
+ * where it usually is (/sys/fs/cgroup/CONTROLLERS for v1; /sys/fs/cgroup or
+ * /sys/fs/cgroup/unified for v2) at the root of its hierarchy, which it checks (statfs and a
+ * file only a hierarchy's root has, or lacks). 0, or -ENOENT for any other layout, which
+ * cr_cgroup_discover() then reads from mountinfo; another -errno if @proc_cgroup cannot be read. */
+int cr_cgroup_discover_usual(const char *proc_cgroup, struct cr_cgroup_host *ret);
+
 /* The directory corral creates its run cgroups in, on v2: "<mount>/corral" for root, else the own
  * cgroup (its parent when corral already moved itself into the "corral-launcher" leaf). */
 int cr_cgroup_v2_base(const struct cr_cgroup_host *h, bool is_root, char *buf, size_t size);

@@ -133,7 +133,8 @@ static const struct cr_cgroup_host *host(void)
 	static struct cr_cgroup_host h;
 	static bool done;
 
-	if (!done && cr_cgroup_discover("/proc/self/mountinfo", "/proc/self/cgroup", &h) < 0)
+	if (!done && cr_cgroup_discover_usual("/proc/self/cgroup", &h) < 0 &&
+	    cr_cgroup_discover("/proc/self/mountinfo", "/proc/self/cgroup", &h) < 0)
 		h = (struct cr_cgroup_host){};
 	done = true;
 	return &h;
@@ -220,8 +221,8 @@ static void remove_stale(const char *base, bool v2)
 			continue;
 		if (kill(pid, 0) == 0 || errno != ESRCH)
 			continue;
-		(void)snprintf(path, sizeof(path), "%s/%s", base, de->d_name);
-		(void)destroy_dir(path, v2);
+		if (snprintf(path, sizeof(path), "%s/%s", base, de->d_name) < (int)sizeof(path))
+			(void)destroy_dir(path, v2);
 	}
 	(void)closedir(d);
 }
@@ -232,7 +233,6 @@ static int make_run_dir(const char *base, bool v2, struct cg_dir *ret)
 	char path[PATH_MAX];
 	int fd, n;
 
-	remove_stale(base, v2);
 	n = snprintf(path, sizeof(path), "%s/run-%d-%u", base, getpid(), ++counter);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return -ENAMETOOLONG;
@@ -328,6 +328,15 @@ static int v2_user_base(const char *mount, char *base)
 	return r < 0 ? r : r ? 0 : -EBUSY;
 }
 
+/* Whether the space-separated controller list @list names one of the controllers in @need. */
+static bool offers_any(const char *list, unsigned need)
+{
+	for (int c = 0; c < _CR_CTL_MAX; c++)
+		if ((need & (1u << c)) && has_word(list, cr_cgroup_ctl_name(c)))
+			return true;
+	return false;
+}
+
 /* The controllers @base hands to its children, after enabling what @need asks for. */
 static int v2_base(const struct cr_cgroup_host *h, unsigned need, char *base, size_t size,
 		   unsigned *ret_have)
@@ -340,6 +349,15 @@ static int v2_base(const struct cr_cgroup_host *h, unsigned need, char *base, si
 	r = cr_cgroup_v2_base(h, root, base, size);
 	if (r < 0)
 		return r;
+	/* A controller the hierarchy's root lacks (a hybrid host's memory and pids, which are v1's)
+	 * is in none of its cgroups: then nothing is made or enabled here. */
+	*ret_have = 0;
+	fd = open(h->v2_mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || read_at(fd, "cgroup.controllers", on, sizeof(on)) < 0)
+		return negative_errno();
+	closep(&fd);
+	if (!offers_any(on, need))
+		return 0;
 	if (root) {
 		r = v2_enable(h->v2_mount, need);
 		if (r < 0)
@@ -357,7 +375,6 @@ static int v2_base(const struct cr_cgroup_host *h, unsigned need, char *base, si
 	fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || read_at(fd, "cgroup.subtree_control", on, sizeof(on)) < 0)
 		return negative_errno();
-	*ret_have = 0;
 	for (int c = 0; c < _CR_CTL_MAX; c++)
 		if ((need & (1u << c)) && has_word(on, cr_cgroup_ctl_name(c)))
 			*ret_have |= 1u << c;
@@ -734,6 +751,34 @@ const struct cr_limits_report *cr_cgroup_report(const struct cr_cgroup *cg)
 const struct cr_rlimits *cr_cgroup_rlimits(const struct cr_cgroup *cg)
 {
 	return &cg->rl;
+}
+
+/* The directory @dir is in, once: co-mounted v1 controllers share one. */
+static void sweep_parent(const struct cg_dir *dir, bool v2, const char *done[], size_t *n)
+{
+	char base[PATH_MAX];
+	const char *slash = strrchr(dir->path, '/');
+
+	if (dir->fd < 0 || !slash)
+		return;
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp(done[i], dir->path) == 0)
+			return;
+	done[(*n)++] = dir->path;
+	(void)snprintf(base, sizeof(base), "%.*s", (int)(slash - dir->path), dir->path);
+	remove_stale(base, v2);
+}
+
+void cr_cgroup_sweep(const struct cr_cgroup *cg)
+{
+	const char *done[_CR_CTL_MAX + 1];
+	size_t n = 0;
+
+	if (!cg)
+		return;
+	sweep_parent(&cg->v2, true, done, &n);
+	for (int c = 0; c < _CR_CTL_MAX; c++)
+		sweep_parent(&cg->v1[c], false, done, &n);
 }
 
 double cr_cgroup_setup_ms(const struct cr_cgroup *cg)

@@ -17,9 +17,7 @@ struct cr_cgroup; /* the cgroup(s) of one run; opaque */
 
 /* Create the run's cgroups (cgroup v2 first, v1 for controllers v2 lacks here) and write the
  * limits; what no cgroup can enforce falls back to an rlimit, or to none (a memory limit that
- * is a default, not in @limits->set, falls back to none: see assign()). Also removes the
- * cgroups of launchers that were killed (stale run-PID-N directories whose PID is gone).
- * With @limits->required, a limit that ends up in mode none fails with -EOPNOTSUPP and a reason
+ * is a default, not in @limits->set, falls back to none: see assign()). With @limits->required, a limit that ends up in mode none fails with -EOPNOTSUPP and a reason
  * in @msg. Returns 0 or -errno; never prints. */
 int cr_cgroup_create(const struct cr_limits *limits, struct cr_cgroup **ret, char *msg,
 		     size_t msg_size);
@@ -33,6 +31,10 @@ int cr_cgroup_attach(struct cr_cgroup *cg, pid_t pid, bool in_v2, bool v1);
  * process into the run's v1 hierarchies, through tasks files the parent opened in
  * cr_cgroup_create(), and close the child's copies of them. 0 or -errno. */
 int cr_cgroup_join(struct cr_cgroup *cg);
+/* Remove the cgroups of launchers that were killed (stale run-PID-N directories whose PID is
+ * gone) beside the run's own: after the sandbox has started, while it builds itself, so that it
+ * costs the spawn nothing. */
+void cr_cgroup_sweep(const struct cr_cgroup *cg);
 /* After the run: whether the OOM killer killed a process, whether fork hit the pids limit. */
 void cr_cgroup_events(struct cr_cgroup *cg, bool *ret_oom_killed, bool *ret_pids_hit);
 /* The counters behind them so far: OOM kills (memory.events or v1's memory.oom_control) and

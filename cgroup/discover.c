@@ -2,9 +2,12 @@
 /* Where the cgroup hierarchies are and where this process sits in them, from mountinfo and
  * /proc/self/cgroup. Pure but for reading the two files, so the unit tests feed fixtures. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cgroup-internal.h"
 #include "cgroup.h"
@@ -55,14 +58,50 @@ static void take_mount(struct cr_cgroup_host *h, struct mount_roots *roots, cons
 		}
 }
 
+/* The whole of a /proc file, NUL-terminated, in a buffer of the caller's (free()), with as few
+ * read()s as its size allows: the kernel formats mountinfo anew at every read() that starts past
+ * the beginning, so stdio's 1 KiB reads cost a walk of the mount table each. */
+static int read_whole(const char *path, char **ret)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t size = 16384, len = 0;
+	_cleanup_free_ char *buf = NULL;
+
+	if (fd < 0)
+		return negative_errno();
+	for (;;) {
+		ssize_t n;
+
+		if (!buf || len + 1 == size) {
+			char *b = realloc(buf, size *= buf ? 2 : 1);
+
+			if (!b)
+				return -ENOMEM;
+			buf = b;
+		}
+		n = read(fd, buf + len, size - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return negative_errno();
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	*ret = TAKE_PTR(buf);
+	return 0;
+}
+
 static int read_mountinfo(const char *path, struct cr_cgroup_host *h, struct mount_roots *roots)
 {
-	char line[2048], root[512], mnt[256], fstype[64], super[512];
-	FILE *f = fopen(path, "re");
+	char root[512], mnt[256], fstype[64], super[512], *save = NULL;
+	_cleanup_free_ char *text = NULL;
+	int r = read_whole(path, &text);
 
-	if (!f)
-		return negative_errno();
-	while (fgets(line, sizeof(line), f)) {
+	if (r < 0)
+		return r;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		const char *sep = strstr(line, " - ");
 
 		/* id parent maj:min root mountpoint options [optional...] - fstype source super */
@@ -71,7 +110,6 @@ static int read_mountinfo(const char *path, struct cr_cgroup_host *h, struct mou
 			continue;
 		take_mount(h, roots, root, mnt, fstype, super);
 	}
-	(void)fclose(f);
 	return 0;
 }
 
@@ -89,19 +127,19 @@ static void relative_to(char *path, size_t size, const char *root)
 
 static int read_proc_cgroup(const char *path, struct cr_cgroup_host *h, const struct mount_roots *roots)
 {
-	char line[1024];
-	FILE *f = fopen(path, "re");
+	_cleanup_free_ char *text = NULL;
+	char *save = NULL;
+	int r = read_whole(path, &text);
 
-	if (!f)
-		return negative_errno();
-	while (fgets(line, sizeof(line), f)) {
+	if (r < 0)
+		return r;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *ctls = strchr(line, ':'), *p = ctls ? strchr(ctls + 1, ':') : NULL;
 
 		if (!p)
 			continue;
 		*p++ = '\0';
 		ctls++;
-		p[strcspn(p, "\n")] = '\0';
 		if (strncmp(line, "0", 1) == 0 && !*ctls) {
 			(void)snprintf(h->v2_path, sizeof(h->v2_path), "%s", p);
 			relative_to(h->v2_path, sizeof(h->v2_path), roots->v2);
@@ -113,7 +151,6 @@ static int read_proc_cgroup(const char *path, struct cr_cgroup_host *h, const st
 				relative_to(h->v1_path[c], sizeof(h->v1_path[c]), roots->v1[c]);
 			}
 	}
-	(void)fclose(f);
 	return 0;
 }
 

@@ -6,8 +6,7 @@
 #include <stdint.h>
 
 /* Lock the securebits (no root fix-ups, no ambient raise), then empty every capability set:
- * bounding, ambient, inheritable, effective and permitted. 0 or -errno (-EPERM when libcap-ng
- * could not apply; its own codes are not errnos and are only logged at debug level). */
+ * bounding, ambient, inheritable, effective and permitted. 0 or -errno. */
 int cr_caps_drop_all(void);
 
 /* Keep exactly @caps (bit N: capability N) in the effective, permitted and bounding sets, with

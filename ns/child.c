@@ -12,12 +12,14 @@
 #include <string.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "launcher/policy/env.h"
+#include "launcher/base/stamp.h"
 #include "launcher/base/exit-codes.h"
 #include "launcher/base/fd-util.h"
 #include "linux-internal.h"
@@ -46,10 +48,12 @@ static void report_error(struct cr_child_ctx *ctx, enum cr_stage stage, int r)
 static int close_fds(struct cr_child_ctx *ctx)
 {
 	const struct cr_policy *p = ctx->policy;
-	int keep[p->n_keep_fds + 1];
+	int keep[p->n_keep_fds + 2];
 	size_t n = 0;
 
 	keep[n++] = ctx->msg_fd;
+	if (cr_stamp_fd() >= 0) /* close-on-exec: corral-bench's stamps, up to the execve() */
+		keep[n++] = cr_stamp_fd();
 	for (size_t i = 0; i < p->n_keep_fds; i++) {
 		if (p->keep_fds[i] <= 2)
 			continue;
@@ -163,6 +167,8 @@ _Noreturn void cr_command_main(struct cr_child_ctx *ctx)
 	sigset_t none;
 	int r;
 
+	cr_stamp_who('C');
+	cr_stamp("forked");
 	for (size_t i = 0; i < ELEMENTSOF(forwarded); i++)
 		(void)signal(forwarded[i],
 			     sigismember(&ctx->ignored, forwarded[i]) == 1 ? SIG_IGN : SIG_DFL);
@@ -172,6 +178,7 @@ _Noreturn void cr_command_main(struct cr_child_ctx *ctx)
 	r = ctx->policy->redirect_stdio ? redirect_stdio(ctx->policy) : 0;
 	if (r >= 0)
 		r = close_fds(ctx);
+	cr_stamp("close_fds");
 	if (r < 0) {
 		msg.stage = CR_STAGE_FDS;
 	} else if ((r = cr_seccomp_install(ctx->seccomp)) < 0 ||
@@ -183,6 +190,7 @@ _Noreturn void cr_command_main(struct cr_child_ctx *ctx)
 	} else if (ctx->policy->ex.on) {
 		r = exec_explicit(ctx);
 	} else {
+		cr_stamp("seccomp");
 		r = cr_exec_command(ctx->policy->argv, ctx->policy->env);
 		msg.stage = CR_STAGE_EXEC;
 		(void)snprintf(msg.detail, sizeof(msg.detail), "%s", ctx->policy->argv[0]);
@@ -285,6 +293,34 @@ static int wait_block_fd(const struct cr_policy *p)
 	return 0;
 }
 
+/* The command's process shares pid 1's memory until its execve() (CLONE_VM | CLONE_VFORK, as
+ * posix_spawn() does), so that neither pid 1's pages nor their mappings are copied for a
+ * process that replaces them at once, and nothing is faulted back in afterwards. pid 1 is
+ * suspended until the execve() or the exit, holding no lock. The command's process runs on this
+ * stack; it has its own descriptor table, signal handlers and mask (copied, not shared), and
+ * changes nothing of pid 1's memory but this stack, errno and the stamp's process tag. */
+static char command_stack[128 * 1024] __attribute__((aligned(16)));
+
+static int command_entry(void *ctx)
+{
+	cr_command_main(ctx);
+}
+
+static pid_t start_command(struct cr_child_ctx *ctx)
+{
+	pid_t pid;
+
+	if (CR_SANITIZED) { /* see linux-internal.h */
+		pid = fork();
+		if (pid == 0)
+			cr_command_main(ctx);
+	} else
+		pid = clone(command_entry, command_stack + sizeof(command_stack),
+			    CLONE_VM | CLONE_VFORK | SIGCHLD, ctx);
+	cr_stamp_who('1');
+	return pid < 0 ? negative_errno() : pid;
+}
+
 _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 {
 	enum cr_stage failed = CR_STAGE_SYNC;
@@ -293,6 +329,8 @@ _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 	pid_t cmd;
 	int r, status;
 
+	cr_stamp_who('1');
+	cr_stamp("started");
 	/* As pid 1 of its namespace this process ignores every signal it has no handler for, even
 	 * from corral: an interrupt during setup must end it. */
 	set_handlers(interrupted_setup);
@@ -320,6 +358,7 @@ _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 		report_error(ctx, CR_STAGE_FORK, r);
 		_exit(CR_EXIT_SETUP_SILENT);
 	}
+	cr_stamp("pre_fork");
 
 	/* A warm sandbox (corral serve): no command; pid 1 keeps workers ready instead. */
 	if (ctx->warm_pool)
@@ -338,14 +377,14 @@ _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 		_exit(CR_EXIT_SETUP_SILENT);
 	}
 	n_keep = 2 + (size_t)r;
-	cmd = fork();
+	cmd = start_command(ctx);
 	if (cmd < 0) {
-		report_error(ctx, CR_STAGE_FORK, negative_errno());
+		report_error(ctx, CR_STAGE_FORK, cmd);
 		_exit(CR_EXIT_SETUP_SILENT);
 	}
-	if (cmd == 0)
-		cr_command_main(ctx);
 	cr_jobs_set_command(cmd);
+	cr_stamp("fork");
+	cr_stamp_end(); /* the descriptor is closed next */
 	/* pid 1 needs nothing of what corral was started with but the report pipe, and corral's
 	 * state to follow it; if it cannot drop the rest, the sandbox ends (the command with it:
 	 * pid 1 of its namespace). */

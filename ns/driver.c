@@ -24,6 +24,7 @@
 
 #include "cgroup/cgroup.h"
 #include "degraded.h"
+#include "launcher/base/stamp.h"
 #include "launcher/base/exit-codes.h"
 #include "landlock-plan.h"
 #include "launcher/base/time-util.h"
@@ -366,6 +367,7 @@ static int linux_prepare(const struct cr_policy *p, struct cr_run **ret,
 	r = prepare_seccomp(p, &seccomp, err);
 	if (r < 0)
 		return r;
+	cr_stamp("seccomp");
 	r = prepare_proxy(p, &proxy, err);
 	if (r < 0)
 		return r;
@@ -395,15 +397,18 @@ static int linux_prepare(const struct cr_policy *p, struct cr_run **ret,
 	r = cr_mount_plan_build(p, &cr_host_view_real, &run->ctx.plan);
 	if (r < 0)
 		return r;
+	cr_stamp("mount_plan");
 	r = prepare_idmapped(run, seccomp, err);
 	if (r >= 0)
 		r = prepare_landlock(run, err);
+	cr_stamp("landlock_plan");
 	if (r < 0) {
 		cr_mount_plan_done(&run->ctx.plan);
 		cr_idmap_reap(&run->idmap_helpers);
 		return r;
 	}
 	r = prepare_limits(run, err);
+	cr_stamp("cgroup");
 	if (r < 0) {
 		cr_mount_plan_done(&run->ctx.plan);
 		cr_idmap_reap(&run->idmap_helpers);
@@ -527,6 +532,7 @@ static int start_degraded(struct cr_run *run, int clone_err)
 	}
 	if (write(run->sync_w, "1", 1) != 1)
 		return negative_errno();
+	cr_cgroup_sweep(run->cgroup);
 	return 0;
 }
 
@@ -546,12 +552,14 @@ static int start_child(struct cr_run *run, int *sync_w)
 		return r;
 	run->ctx.sync_fd = sync_pipe[0];
 	run->ctx.msg_fd = msg_pipe[1];
+	cr_stamp("pre_clone");
 	pid = clone_child(run->clone_flags, cr_cgroup_clone_fd(run->cgroup), &in_cgroup);
 	if (pid == 0) {
 		(void)close(sync_pipe[1]);
 		(void)close(msg_pipe[0]);
 		cr_child_main(&run->ctx);
 	}
+	cr_stamp("clone");
 	closep(&run->ctx.sync_fd);
 	closep(&run->ctx.msg_fd);
 	run->msg_fd = msg_pipe[0];
@@ -620,6 +628,7 @@ static int spawn_sandbox(struct cr_run *run)
 		}
 	}
 	r = run->clone_flags & CLONE_NEWUSER ? cr_idmap_write(run->pid, &run->ctx.idmap, &file) : 0;
+	cr_stamp("uid_map");
 	if (r < 0) {
 		set_error(&run->error, CR_STAGE_UID_MAP, -r, "cannot write %s of the sandbox: %s",
 			  file, strerror(-r));
@@ -629,6 +638,8 @@ static int spawn_sandbox(struct cr_run *run)
 	}
 	if (write(run->sync_w, "1", 1) != 1)
 		return negative_errno();
+	cr_cgroup_sweep(run->cgroup); /* while the sandbox builds itself */
+	cr_stamp("sweep");
 	return 0;
 }
 

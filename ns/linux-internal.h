@@ -118,6 +118,20 @@ int cr_exec_file(const char *file, char *const argv[], char *const envp[]);
  * runs. cr_jobs_start(): after the command's fork, with SIGTSTP, SIGCONT and SIGALRM blocked;
  * installs their handlers and the timer. 0 or -errno. */
 #define CR_JOBS_TICK_MS 100
+
+/* Built with AddressSanitizer: pid 1 then forks the command instead of sharing its memory with
+ * it (ns/child.c), since the sanitizer keeps one shadow of the stack for both and cannot follow
+ * a child on a stack it does not know. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CR_SANITIZED true
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CR_SANITIZED true
+#endif
+#endif
+#ifndef CR_SANITIZED
+#define CR_SANITIZED false
+#endif
 int cr_jobs_start(const struct cr_child_ctx *ctx);
 /* In pid 1's SIGTERM handler: true if the deadline has passed, the SIGTERM then being the
  * timeout's, which goes to the sandbox once (and false before: forward it). */

@@ -53,55 +53,133 @@ int cr_mounts_open_sources(struct cr_child_ctx *ctx)
 	return 0;
 }
 
-/* Create the missing component @comp in @dir: an empty file or a directory. */
-static int create_component(int dir, const char *comp, bool file)
+/* The directories the plan has walked through, as a stack of components with their O_PATH
+ * descriptors: the next mount point below the same parent (/dev/null after /dev/zero) starts
+ * where the last one ended instead of at the root, with no descriptor to duplicate and close per
+ * component. A mount point is never kept: whatever is mounted on it changes what is below. */
+#define WALK_DEPTH 16
+
+struct walk_cache {
+	int root_fd;	/* borrowed */
+	size_t depth;	/* entries held */
+	int fd[WALK_DEPTH];
+	char comp[WALK_DEPTH][NAME_MAX + 1];
+};
+
+static void walk_truncate(struct walk_cache *c, size_t depth)
+{
+	while (c->depth > depth)
+		closep(&c->fd[--c->depth]);
+}
+
+/* Open the directory @comp in @dir, with @create first making it if it is missing (a
+ * directory that exists gives EEXIST, whatever the mount's flags or its permissions). */
+static int open_dir(int dir, const char *comp, bool create)
 {
 	int fd;
 
-	if (!file)
-		return mkdirat(dir, comp, 0755) < 0 && errno != EEXIST ? negative_errno() : 0;
-	fd = openat(dir, comp, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return errno == EEXIST ? 0 : negative_errno();
-	(void)close(fd);
-	return 0;
+	if (create && mkdirat(dir, comp, 0755) < 0 && errno != EEXIST)
+		return negative_errno();
+	fd = openat(dir, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC | O_DIRECTORY);
+	return fd < 0 ? negative_errno() : fd;
 }
 
-/* Walk @path below @root_fd, refusing symlinks at every step, and (with @create) making missing
- * directories, or with @file the last component as an empty file. Returns an O_PATH descriptor. */
-static int walk(int root_fd, const char *path, bool create, bool file)
+/* Open the file @comp in @dir, with @create making it empty if it is missing: the descriptor of
+ * a file this call created is the mount point itself. One that was there must not be a symbolic
+ * link: O_PATH|O_NOFOLLOW opens a link itself rather than failing. */
+static int open_file(int dir, const char *comp, bool create)
 {
 	_cleanup_close_ int fd = -EBADF;
-	char buf[PATH_MAX], *comp, *save = NULL;
 	struct stat st;
 
-	if (strlen(path) >= sizeof(buf))
-		return -ENAMETOOLONG;
-	strcpy(buf, path);
-	fd = fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
+	if (create) {
+		fd = openat(dir, comp, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			return TAKE_FD(fd);
+		if (errno != EEXIST)
+			return negative_errno();
+	}
+	fd = openat(dir, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return negative_errno();
-	for (comp = strtok_r(buf, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
-		bool leaf = (!save || !*save) && file;
-		int flags = O_PATH | O_NOFOLLOW | O_CLOEXEC | (leaf ? 0 : O_DIRECTORY);
-		int next, r;
-
-		next = openat(fd, comp, flags);
-		if (next < 0 && errno == ENOENT && create) {
-			r = create_component(fd, comp, leaf);
-			if (r < 0)
-				return r;
-			next = openat(fd, comp, flags);
-		}
-		if (next < 0)
-			return negative_errno();
-		closep(&fd);
-		fd = next;
-	}
-	/* O_PATH|O_NOFOLLOW opens a symlink itself rather than failing: refuse it here. */
-	if (file && (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode)))
+	if (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode))
 		return -ELOOP;
 	return TAKE_FD(fd);
+}
+
+/* Walk the directories above the last component of @path (copied into @buf, which it cuts up)
+ * below the root, refusing symlinks at every step and (with @create) making missing ones. Sets
+ * *ret_dir to the last directory's descriptor, which stays the cache's (or @deep's, past
+ * WALK_DEPTH), and *ret_leaf to the last component (NULL for the root itself). */
+static int walk_parent(struct walk_cache *c, const char *path, char buf[static PATH_MAX],
+		       bool create, int *deep, int *ret_dir, char **ret_leaf)
+{
+	char *comp, *next, *save = NULL;
+	int dir = c->root_fd;
+	size_t depth = 0;
+
+	if (strlen(path) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	strcpy(buf, path);
+	comp = strtok_r(buf, "/", &save);
+	for (; comp && (next = strtok_r(NULL, "/", &save)); comp = next, depth++) {
+		int fd;
+
+		if (depth < c->depth && strcmp(c->comp[depth], comp) == 0) {
+			dir = c->fd[depth];
+			continue;
+		}
+		walk_truncate(c, depth);
+		fd = open_dir(dir, comp, create);
+		if (fd < 0)
+			return fd;
+		if (depth < WALK_DEPTH) {
+			strcpy(c->comp[depth], comp); /* openat() refused a name over NAME_MAX */
+			c->fd[c->depth++] = fd;
+		} else {
+			closep(deep);
+			*deep = fd;
+		}
+		dir = fd;
+	}
+	*ret_dir = dir;
+	*ret_leaf = comp;
+	return (int)depth;
+}
+
+/* Walk to @path (see walk_parent()) and open its last component (with @file an empty file when
+ * @create) as a descriptor of the caller's, a mount point. Returns it or -errno. */
+static int walk(struct walk_cache *c, const char *path, bool create, bool file)
+{
+	_cleanup_close_ int deep = -EBADF;
+	char buf[PATH_MAX], *leaf;
+	int dir, depth, fd;
+
+	depth = walk_parent(c, path, buf, create, &deep, &dir, &leaf);
+	if (depth < 0)
+		return depth;
+	if (!leaf) { /* the root itself */
+		fd = fcntl(c->root_fd, F_DUPFD_CLOEXEC, 3);
+		return fd < 0 ? negative_errno() : fd;
+	}
+	/* Something is about to be mounted here: nothing at or below it may stay in the cache. */
+	walk_truncate(c, (size_t)depth);
+	return file ? open_file(dir, leaf, create) : open_dir(dir, leaf, create);
+}
+
+/* A symbolic link at @path, its parent directories made as needed. */
+static int make_symlink(struct walk_cache *c, const char *path, const char *target)
+{
+	_cleanup_close_ int deep = -EBADF;
+	char buf[PATH_MAX], *leaf;
+	int dir, r;
+
+	r = walk_parent(c, path, buf, true, &deep, &dir, &leaf);
+	if (r < 0)
+		return r;
+	if (!leaf)
+		return -EEXIST;
+	return symlinkat(target, dir, leaf) < 0 ? negative_errno() : 0;
 }
 
 static int set_attr(int fd, uint64_t set, bool recursive)
@@ -166,26 +244,17 @@ int cr_mounts_fs(int target_fd, const char *type, unsigned long flags, const cha
 	return 0;
 }
 
-static int apply_one(const struct cr_mount_op *op, int root_fd)
+static int apply_one(const struct cr_mount_op *op, struct walk_cache *c)
 {
 	_cleanup_close_ int target = -EBADF;
 	bool file = op->flags & CR_MNT_FILE;
 	char data[128];
 
-	if (op->kind == CR_MOUNT_SYMLINK) {
-		_cleanup_close_ int parent = -EBADF;
-		char dir[PATH_MAX];
-		const char *base = strrchr(op->dst, '/') + 1;
-
-		(void)snprintf(dir, sizeof(dir), "%.*s", (int)(base - op->dst), op->dst);
-		parent = walk(root_fd, dir, true, false);
-		if (parent < 0)
-			return parent;
-		return symlinkat(op->src, parent, base) < 0 ? negative_errno() : 0;
-	}
+	if (op->kind == CR_MOUNT_SYMLINK)
+		return make_symlink(c, op->dst, op->src);
 	if ((op->kind == CR_MOUNT_BIND || op->kind == CR_MOUNT_DEVICE) && op->src_fd < 0)
 		return 0; /* optional and missing on this host */
-	target = walk(root_fd, op->dst, op->kind != CR_MOUNT_RDONLY, file);
+	target = walk(c, op->dst, op->kind != CR_MOUNT_RDONLY, file);
 	if (target == -ENOENT && op->kind == CR_MOUNT_RDONLY && (op->flags & CR_MNT_OPTIONAL))
 		return 0;
 	if (target < 0)
@@ -214,7 +283,7 @@ static int apply_one(const struct cr_mount_op *op, int root_fd)
 					    MOUNT_ATTR_NOEXEC,
 				    !file);
 	case CR_MOUNT_TEXT:
-		return attach_text(root_fd, op->src, op->mode, target);
+		return attach_text(c->root_fd, op->src, op->mode, target);
 	case CR_MOUNT_TMPFS:
 		if (op->size)
 			(void)snprintf(data, sizeof(data), "mode=%04o,size=%llu,nr_inodes=%llu",
@@ -241,8 +310,9 @@ static bool host_src(const struct cr_mount_op *op)
 int cr_mounts_apply(struct cr_child_ctx *ctx, const char *root)
 {
 	_cleanup_close_ int root_fd = -EBADF;
+	struct walk_cache c = {};
 	mode_t old_umask;
-	int r;
+	int r = 0;
 
 	root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root_fd < 0)
@@ -251,56 +321,59 @@ int cr_mounts_apply(struct cr_child_ctx *ctx, const char *root)
 	old_umask = umask(0);
 	if (!ctx->policy->ex.on)
 		(void)umask(old_umask);
-	for (size_t i = 0; i < ctx->plan.n_ops; i++) {
+	c.root_fd = root_fd;
+	for (size_t i = 0; r >= 0 && i < ctx->plan.n_ops; i++) {
 		struct cr_mount_op *op = &ctx->plan.ops[i];
 
-		/* Its operations name paths, and a bind of / covers the root opened before. */
+		/* Its operations name paths, and a bind of / covers the root opened before: no
+		 * directory walked before is known to be the one a path names now. */
 		if (ctx->policy->ex.on && i > 0) {
+			walk_truncate(&c, 0);
 			closep(&root_fd);
 			root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-			if (root_fd < 0)
-				return detail(ctx, negative_errno(), "cannot open the new root", root);
+			if (root_fd < 0) {
+				r = detail(ctx, negative_errno(), "cannot open the new root", root);
+				break;
+			}
+			c.root_fd = root_fd;
 		}
 		ctx->detail[0] = '\0';
 		r = op->flags & CR_MNT_EXPLICIT ? cr_mounts_explicit_one(ctx, op, root_fd)
-						: apply_one(op, root_fd);
+						: apply_one(op, &c);
 		closep(&op->src_fd);
 		if (op->flags & CR_MNT_SECRET && op->src) /* in the file now: pid 1 needs no copy */
 			explicit_bzero(op->src, strlen(op->src));
-		if (r < 0 && ctx->detail[0])
-			return r;
-		if (r < 0) {
+		if (r < 0 && !ctx->detail[0])
 			(void)snprintf(ctx->detail, sizeof(ctx->detail), "%s %s%s%s",
 				       cr_mount_kind_to_string(op->kind), op->dst,
 				       host_src(op) ? " from " : "", host_src(op) ? op->src : "");
-			return r;
-		}
 	}
+	walk_truncate(&c, 0);
 	(void)umask(old_umask);
-	return 0;
+	return r;
 }
 
 int cr_mounts_worker_proc(const struct cr_mount_plan *plan, char *msg, size_t size)
 {
 	_cleanup_close_ int root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct walk_cache c = { .root_fd = root_fd };
+	int r = 0;
 
 	if (root_fd < 0)
 		return negative_errno();
-	for (size_t i = 0; i < plan->n_ops; i++) {
+	for (size_t i = 0; r >= 0 && i < plan->n_ops; i++) {
 		const struct cr_mount_op *op = &plan->ops[i];
-		int r;
 
 		if (op->kind != CR_MOUNT_PROC &&
 		    (op->kind != CR_MOUNT_RDONLY || !cr_path_is_within(op->dst, "/proc")))
 			continue;
-		r = apply_one(op, root_fd);
-		if (r < 0) {
+		r = apply_one(op, &c);
+		if (r < 0)
 			(void)snprintf(msg, size, "%s %s", cr_mount_kind_to_string(op->kind),
 				       op->dst);
-			return r;
-		}
 	}
-	return 0;
+	walk_truncate(&c, 0);
+	return r;
 }
 
 int cr_mounts_pivot(const char *root)

@@ -16,6 +16,7 @@
 #include "caps.h"
 #include "cgroup/cgroup.h"
 #include "linux-internal.h"
+#include "launcher/base/stamp.h"
 #include "launcher/base/log.h"
 #include "launcher/policy/env.h"
 #include "launcher/base/macro.h"
@@ -383,6 +384,8 @@ int cr_stages_run(struct cr_child_ctx *ctx, enum cr_stage *ret_failed)
 		ctx->detail[0] = '\0';
 		cr_debug("sandbox setup: %s", cr_stage_to_string(stages[i].id));
 		r = stages[i].run(ctx);
+		cr_stamp(stages[i].run == stage_cgroup ? "cgroup_join"
+							: cr_stage_to_string(stages[i].id));
 		if (r < 0) {
 			*ret_failed = stages[i].id;
 			return r;

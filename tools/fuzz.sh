@@ -19,8 +19,8 @@ esac
 
 # clang, and its runtimes (libFuzzer, ASan, UBSan) in libclang-rt-14-dev; the rest as
 # tools/setup.sh installs it.
-packages=(clang libclang-rt-14-dev meson ninja-build pkg-config libmnl-dev libseccomp-dev
-	libcap-ng-dev libinih-dev libbsd-dev libmd-dev libjson-c-dev)
+packages=(clang libclang-rt-14-dev meson ninja-build pkg-config libseccomp-dev
+	libinih-dev libbsd-dev libmd-dev libjson-c-dev)
 . tools/apt-install.sh
 install_missing fuzz "${packages[@]}"
 

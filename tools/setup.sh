@@ -28,7 +28,7 @@ esac
 # root and as uid 65534, which cannot see a toolchain in root's HOME); the bwrap suite
 # (bubblewrap's own tests against the bwrap personality, ../shared/bwrap-suite): libcap-dev to
 # build the reference, python3-seccomp for its seccomp tests, libcap2-bin (capsh, getpcaps).
-packages=(gcc meson ninja-build pkg-config libmnl-dev libseccomp-dev libcap-ng-dev libinih-dev
+packages=(gcc meson ninja-build pkg-config libseccomp-dev libinih-dev
 	libbsd-dev libmd-dev libjson-c-dev scdoc libcmocka-dev util-linux procps python3 iproute2
 	jq make git qemu-system-x86 busybox-static cpio valgrind gdb strace cargo libcap-dev
 	python3-seccomp libcap2-bin)

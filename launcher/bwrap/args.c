@@ -2,7 +2,6 @@
 /* bwrap's command line to a policy. The filesystem options are a script: each becomes one
  * operation of the policy's explicit filesystem, in order; --perms and --size apply to the next
  * operation only. Everything else sets a field, and the last one given wins. */
-#include <cap-ng.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -264,6 +263,25 @@ static void env_unset(struct parser *p, const char *key)
 		(*p->env)[k] = NULL;
 }
 
+/* The capabilities' names, by number, as <linux/capability.h> has them (without "CAP_"). */
+static const char *const cap_names[] = {
+	"chown", "dac_override", "dac_read_search", "fowner", "fsetid", "kill", "setgid",
+	"setuid", "setpcap", "linux_immutable", "net_bind_service", "net_broadcast", "net_admin",
+	"net_raw", "ipc_lock", "ipc_owner", "sys_module", "sys_rawio", "sys_chroot", "sys_ptrace",
+	"sys_pacct", "sys_admin", "sys_boot", "sys_nice", "sys_resource", "sys_time",
+	"sys_tty_config", "mknod", "lease", "audit_write", "audit_control", "setfcap",
+	"mac_override", "mac_admin", "syslog", "wake_alarm", "block_suspend", "audit_read",
+	"perfmon", "bpf", "checkpoint_restore",
+};
+
+static int cap_from_name(const char *name)
+{
+	for (size_t i = 0; i < ELEMENTSOF(cap_names); i++)
+		if (strcasecmp(name, cap_names[i]) == 0)
+			return (int)i;
+	return -EINVAL;
+}
+
 static int cap_arg(struct parser *p, const char *name, bool add)
 {
 	int c;
@@ -273,7 +291,7 @@ static int cap_arg(struct parser *p, const char *name, bool add)
 		p->caps = add ? ~0ull : 0;
 		return 0;
 	}
-	c = capng_name_to_capability(strncasecmp(name, "CAP_", 4) == 0 ? name + 4 : name);
+	c = cap_from_name(strncasecmp(name, "CAP_", 4) == 0 ? name + 4 : name);
 	if (c < 0 || c >= 64)
 		return fail(p, -EINVAL, "Unknown capability %s", name);
 	if (add)

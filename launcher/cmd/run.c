@@ -21,6 +21,7 @@
 #include "launcher/base/macro.h"
 #include "launcher/base/parse-util.h"
 #include "launcher/base/path-util.h"
+#include "launcher/base/stamp.h"
 #include "launcher/policy/policy.h"
 #include "run.h"
 #include "launcher/status.h"
@@ -38,7 +39,19 @@ struct run_state {
 	struct cr_setup_error error;
 	bool have_error;
 	double duration_ms;
+	json_object *enforced; /* the driver's report, made while the sandbox built itself */
 };
+
+/* What the sandbox enforces, for the status. Nothing in it depends on how the run ends, but
+ * for the allow_hosts proxy's connection counts. NULL when out of memory. */
+static json_object *enforced_object(const struct run_state *s)
+{
+	json_object *enforced = json_object_new_object();
+
+	if (enforced && s->drv->report(s->run, enforced) < 0)
+		cr_log_warning("the enforcement report is incomplete");
+	return enforced;
+}
 
 /* Wait for the sandbox; on timeout stop it politely, then by force after the grace period. */
 static int supervise(struct run_state *s, const struct cr_policy *p)
@@ -84,10 +97,20 @@ static int execute(struct run_state *s, const struct cr_policy *p)
 	}
 	start = cr_now_ms_f();
 	r = s->drv->spawn(s->run);
-	if (r >= 0)
+	cr_stamp("spawn");
+	if (r >= 0) {
+		/* While pid 1 builds the sandbox, which the launcher would wait for idle: the
+		 * status's enforcement report, and the time zone the ledger's line is written in.
+		 * Not with allow_hosts: the proxy's counts in the report grow as the command runs. */
+		if (p->net != CR_NET_HOSTS)
+			s->enforced = enforced_object(s);
+		tzset();
+		cr_stamp("prebuild");
 		r = supervise(s, p);
+	}
 	else if (s->drv->wait(s->run, -1, &s->outcome) == 0)
 		s->have_outcome = true; /* the backend knows more about the failure than -errno */
+	cr_stamp("wait");
 	s->duration_ms = cr_now_ms_f() - start;
 	if (r < 0 && !s->have_outcome) {
 		s->have_error = true;
@@ -133,9 +156,7 @@ static json_object *status_object(const struct run_state *s, const struct cr_set
 	};
 
 	if (s->run && (!err || strcmp(err->stage, "exec") == 0)) {
-		enforced = json_object_new_object();
-		if (enforced && s->drv->report(s->run, enforced) < 0)
-			cr_log_warning("the enforcement report is incomplete");
+		enforced = s->enforced ? json_object_get(s->enforced) : enforced_object(s);
 		in.enforced = enforced;
 	}
 	st = cr_status_build(&in);
@@ -239,6 +260,7 @@ static int build(struct cr_run_options *o, struct cr_policy *p, struct run_state
 
 	r = cr_gate_open(&s->gate, o, environ, msg, sizeof(msg));
 	s->gate_open = true;
+	cr_stamp("gate_open");
 	if (r < 0) {
 		cr_log_error("%s", msg);
 		record_error(s, "policy", r, msg);
@@ -252,8 +274,10 @@ static int build(struct cr_run_options *o, struct cr_policy *p, struct run_state
 		r = hand_over_workspace(p, msg, sizeof(msg));
 	if (r >= 0)
 		r = guard_own_files(p, o, &s->gate, msg, sizeof(msg));
+	cr_stamp("policy");
 	if (r >= 0)
 		r = cr_gate_decide(&s->gate, o, msg, sizeof(msg));
+	cr_stamp("decide");
 	if (r < 0) {
 		cr_log_error("%s", msg);
 		record_error(s, "options", r, msg);
@@ -341,7 +365,10 @@ int cr_run_main(int argc, char **argv)
 	bool denied = false, have_dest;
 	int code, r;
 
+	cr_stamp_init();
+	cr_stamp("main");
 	r = parse(argc, argv, &opts, &dest);
+	cr_stamp("parse");
 	have_dest = dest.fd >= 0 || cr_status_replaces(&dest);
 	if (r >= 0 && opts.help) {
 		fputs(cr_run_usage, stdout);
@@ -371,7 +398,10 @@ int cr_run_main(int argc, char **argv)
 	if (have_dest || s.gate_open)
 		finish(&s, err, code, opts.argv, denied, have_dest ? &dest : NULL);
 	cr_status_close(&dest);
+	cr_stamp("status");
 	s.run = s.drv->run_free(s.run);
+	cr_stamp("run_free");
+	json_object_put(s.enforced);
 	if (s.gate_open)
 		cr_gate_done(&s.gate);
 	cr_policy_done(&policy);

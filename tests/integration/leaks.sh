@@ -156,4 +156,23 @@ for mode in $MODES; do
 			(.[0].stdout | startswith("/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n")) and
 			(.[0].stdout | split("\n")[1]) + "\n" == .[1].stdout and .[1].stdout != $host + "\n"' \
 		"$CR_TMP/serve.jsonl"
+
+	# --- corral-bench's stage stamps ---------------------------------------------------------
+	# CORRAL_STAMP_FD names a descriptor of the caller's that corral appends timing lines to. The
+	# command must find neither the variable (even asking for it with --keep-env) nor the
+	# descriptor: not at its number, not anywhere in its /proc/PID/fd.
+	stamps=$CR_TMP/stamps-$mode
+	: >"$stamps"
+	OUT=$(cd "$ws" && as "$mode" env CORRAL_STAMP_FD=9 "$CORRAL" run --workspace "$ws" \
+		--keep-env CORRAL_STAMP_FD --grant once -- sh -c '
+		echo env_has=$(env | grep -c "^CORRAL_STAMP_FD=")
+		echo fd9_open=$( { true >&9; } 2>/dev/null && echo 1 || echo 0)
+		echo stamp_fd_seen=$(for f in /proc/$$/fd/*; do readlink "$f"; done | grep -c "$1")
+		echo ran=1' sh "${stamps##*/}" 9>>"$stamps" 2>"$CR_TMP/stderr")
+	RC=$?
+	ERR=$(<"$CR_TMP/stderr")
+	res "$mode: CORRAL_STAMP_FD: the command sees neither the variable (even with --keep-env) nor the stamps' descriptor" \
+		env_has=0 fd9_open=0 stamp_fd_seen=0 ran=1 RC=0
+	check "$mode: positive control: the launcher, pid 1 and the command each wrote their stamps there" \
+		test "$(grep -cE '^(P main|1 mounts|C seccomp) [0-9]+$' "$stamps")" = 3
 done
