@@ -7,12 +7,13 @@
 # meson) is copied as corral-oci, the name under which corral is an OCI runtime. Each check runs
 # the engine as its users do:
 #   podman run --rm (root, and rootless as ROOTLESS_USER), podman run -it on a pseudo-terminal
-#   (the console socket), podman exec, podman stop, an OOM kill seen by podman inspect
-#   (State.OOMKilled); ctr run and a CRI pod (tests/oci/cri.js's calls through a runtime handler,
-#   what a Kubernetes RuntimeClass names, with the test bed's cri.js) on a containerd of the test's own; docker run --runtime
-#   on a dockerd of the test's own; opencontainers/runtime-tools' validation programs, which must
-#   pass at least MIN_VALIDATION of them (default OCI_MIN_VALIDATION, else 33: crun's count on
-#   this kind of host).
+#   (the console socket), podman exec, podman stop, an OOM kill seen by conmon (podman inspect's
+#   State.OOMKilled); ctr run and a CRI pod (the test bed's cri.js through a runtime handler, what
+#   a Kubernetes RuntimeClass names) on a containerd of the test's own; docker run --runtime on a
+#   dockerd of the test's own; tests/oci/escapes.sh's probe battery in a podman container beside
+#   `corral run` (OCI_CORRAL, else CR_LAUNCHER; skipped without either); opencontainers/
+#   runtime-tools' validation programs, which must pass at least MIN_VALIDATION of them (default
+#   OCI_MIN_VALIDATION, else 33: crun's count on this kind of host).
 #
 # Needs root and the offline test bed (docs/oci.md, "Testing with real engines") in OCI_TESTBED
 # (default /var/tmp/oci-testbed): podman, conmon, containerd, ctr, dockerd, node with the CRI
@@ -187,7 +188,7 @@ if ! command -v podman >/dev/null; then
 	skip "rootless podman run --rm" "podman is not installed"
 elif ! id "$RU" >/dev/null 2>&1 || ! grep -q "^$RU:" /etc/subuid; then
 	skip "rootless podman run --rm" "no user $RU with /etc/subuid entries (ROOTLESS_USER)"
-elif ! (cd / && "${RL[@]}" podman image exists localhost/bb); then
+elif ! (cd / && "${RL[@]}" podman image exists localhost/bb 2>/dev/null); then
 	skip "rootless podman run --rm" "no image localhost/bb in $RU's storage under $W/rootless (the test bed's setup-podman.sh with ROOTLESS_USER=$RU)"
 else
 	# slirp4netns needs /dev/net/tun, which some hosts keep root's (0600): no network then.
@@ -279,6 +280,19 @@ EOF
 	run "${DK[@]}" run --rm --runtime candidate --network none localhost/bb echo hi from docker
 	check "docker run --rm --runtime candidate (dockerd 20.10 -> containerd -> runc shim)" \
 		'[ "$RC" = 0 ] && [ "$OUT" = "hi from docker" ]'
+fi
+
+# --- the probe battery in a container, beside corral run ---------------------------------------
+CORRAL_BIN=${OCI_CORRAL:-${CR_LAUNCHER:-}}
+if [ -z "$CORRAL_BIN" ]; then
+	skip "the probe battery in a container blocks what corral run blocks" "no corral to compare with (OCI_CORRAL)"
+else
+	run "$(dirname "$0")/escapes.sh" "$REAL" "$CORRAL_BIN"
+	if [ "$RC" = 2 ]; then
+		skip "the probe battery in a container blocks what corral run blocks" "$OUT"
+	else
+		check "the probe battery (tests/oci/escapes.sh) in a container blocks what corral run blocks" '[ "$RC" = 0 ]'
+	fi
 fi
 
 # --- runtime-tools' validation suite ----------------------------------------------------------
