@@ -23,6 +23,7 @@
 # Every runtime call goes through a logging wrapper: on a failure the check prints, as TAP
 # comments, what the engine printed and the runtime calls it made, with their stderr, exit
 # status and --log file.
+# shellcheck disable=SC2016 # the checks are single-quoted on purpose: evaluated later
 set -u
 
 W=${OCI_TESTBED:-/var/tmp/oci-testbed}

@@ -16,6 +16,7 @@
 # result other than success and other than the host's (a host that answers EPERM or ENOSYS itself,
 # as a hosted VM's filter may, is named so). Exits 1 when the container lets through
 # an attack that `corral run` blocks, 0 otherwise, 2 when something needed is missing.
+# shellcheck disable=SC2016 # the scripts run inside are single-quoted on purpose
 set -u
 
 RUNTIME=${1:?usage: escapes.sh RUNTIME CORRAL [PROBE_SOURCE]}
