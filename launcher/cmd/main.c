@@ -13,6 +13,7 @@
 #include "launcher/base/exit-codes.h"
 #include "launcher/base/log.h"
 #include "run.h"
+#include "launcher/pool/pool.h"
 #include "launcher/serve/serve.h"
 
 static int help(const char *topic)
@@ -39,6 +40,8 @@ static int help(const char *topic)
 		char *args[] = { "serve", "--help", NULL };
 
 		return cr_serve_main(2, args);
+	} else if (topic && strcmp(topic, "pool") == 0) {
+		fputs(cr_pool_usage, stdout);
 	} else if (topic) {
 		cr_log_error("help: unknown command '%s'", topic);
 		return CR_EXIT_SETUP;
@@ -77,6 +80,8 @@ int main(int argc, char **argv)
 		return cr_session_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "serve") == 0)
 		return cr_serve_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "pool") == 0)
+		return cr_pool_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "check") == 0)
 		return cr_check_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0)

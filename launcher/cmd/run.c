@@ -21,6 +21,7 @@
 #include "launcher/base/parse-util.h"
 #include "launcher/base/path-util.h"
 #include "launcher/policy/policy.h"
+#include "launcher/pool/pool.h"
 #include "run.h"
 #include "launcher/status.h"
 
@@ -37,6 +38,9 @@ struct run_state {
 	struct cr_setup_error error;
 	bool have_error;
 	double duration_ms;
+	json_object *pool_enforced; /* the run went through the pool: its sandbox's report */
+	const char *via;	    /* "pool" or "cold" */
+	char pool_note[512];	    /* why a run with a pool went cold */
 };
 
 /* Wait for the sandbox; on timeout stop it politely, then by force after the grace period. */
@@ -131,14 +135,20 @@ static json_object *status_object(const struct run_state *s, const struct cr_set
 		.duration_ms = s->duration_ms,
 	};
 
-	if (s->run && (!err || strcmp(err->stage, "exec") == 0)) {
+	if (s->pool_enforced)
+		in.enforced = json_object_get(s->pool_enforced);
+	else if (s->run && (!err || strcmp(err->stage, "exec") == 0)) {
 		enforced = json_object_new_object();
 		if (enforced && s->drv->report(s->run, enforced) < 0)
 			cr_log_warning("the enforcement report is incomplete");
 		in.enforced = enforced;
 	}
 	st = cr_status_build(&in);
-	json_object_put(enforced);
+	json_object_put(in.enforced);
+	if (st && s->via && cr_pool_status(st, s->via, s->pool_note) < 0) {
+		json_object_put(st);
+		st = NULL;
+	}
 	if (st && s->gate_open && cr_gate_status(&s->gate, st) < 0) {
 		json_object_put(st);
 		st = NULL;
@@ -256,6 +266,49 @@ static int build(struct cr_run_options *o, struct cr_policy *p, struct run_state
 	return r;
 }
 
+/* Through a pre-built sandbox of `corral pool` (launcher/pool/), when one runs and can serve
+ * the policy; true when it ran there (or failed for good: --pool=require, a pool that died). */
+static bool via_pool(struct run_state *s, const struct cr_run_options *o, const struct cr_policy *p,
+		     int argc, char **argv)
+{
+	struct cr_pool_call call = { .policy = p, .argc = argc, .argv = argv, .env = environ };
+	struct cr_pool_result res = {};
+	enum cr_pool_mode mode;
+	char msg[512];
+	int r;
+
+	r = cr_pool_mode_resolve(o->pool, environ, &mode, msg, sizeof(msg));
+	if (r < 0) {
+		cr_log_error("%s", msg);
+		record_error(s, "options", r, msg);
+		return true;
+	}
+	s->via = "cold";
+	if (mode == CR_POOL_NEVER)
+		return false;
+	r = cr_pool_run(&call, &res);
+	if (r == 0) {
+		s->via = "pool";
+		s->outcome = res.outcome;
+		s->have_outcome = true;
+		s->timed_out = res.timed_out;
+		s->duration_ms = res.duration_ms;
+		s->pool_enforced = res.enforced;
+		return true;
+	}
+	(void)snprintf(s->pool_note, sizeof(s->pool_note), "%s", res.reason);
+	if (r == -EPIPE || mode == CR_POOL_REQUIRE) {
+		cr_log_error("pool: %s", res.reason);
+		record_error(s, "pool", r == -EPIPE ? r : -ENOENT, res.reason);
+		return true;
+	}
+	if (r == -ENOENT)
+		cr_debug("pool: %s; running cold", res.reason);
+	else
+		cr_log_warning("pool: running cold: %s", res.reason);
+	return false;
+}
+
 /* A refused run: one human line and one JSON line on stderr, for the agent and its user. */
 static void deny(struct run_state *s)
 {
@@ -350,7 +403,7 @@ int cr_run_main(int argc, char **argv)
 	denied = r >= 0 && s.gate.decision == CR_DECISION_DENIED;
 	if (denied)
 		deny(&s);
-	else if (r >= 0)
+	else if (r >= 0 && !via_pool(&s, &opts, &policy, argc, argv))
 		(void)execute(&s, &policy);
 	err = s.have_outcome && (s.outcome.kind == CR_OUTCOME_SETUP_FAILED ||
 				 s.outcome.kind == CR_OUTCOME_EXEC_FAILED)
@@ -367,6 +420,7 @@ int cr_run_main(int argc, char **argv)
 		finish(&s, err, code, opts.argv, denied, have_dest ? &dest : NULL);
 	cr_status_close(&dest);
 	s.run = s.drv->run_free(s.run);
+	json_object_put(s.pool_enforced);
 	if (s.gate_open)
 		cr_gate_done(&s.gate);
 	cr_policy_done(&policy);
