@@ -123,8 +123,8 @@ static void on_exec(struct server *sv, struct conn *c, size_t n, int *fds, size_
 					     "some for the next runs", !unfit);
 	}
 	c->sb = pool_key_take(&sv->ps, c->key, why, sizeof(why));
-	pool_refill(&sv->ps, c->key);
 	if (!c->sb) {
+		pool_refill(&sv->ps, c->key);
 		free(s);
 		return miss(sv, c, why, false);
 	}
@@ -217,9 +217,14 @@ static void on_result(struct server *sv, struct conn *c)
 	rp.oom_killed = oom > 0; /* a fresh sandbox: every event is this command's */
 	rp.pids_limit_hit = pids > 0;
 	rp.timed_out = c->timed_out;
+	/* The sandbox ends now, before its pid 1 makes a worker nobody will use; the builder
+	 * reaps it and removes its cgroup. */
+	(void)kill(ops->pid(c->sb->w), SIGKILL);
 	(void)reply(c->fd, &rp, c->key->enforced, sv->buf);
 	c->e = ops->exec_free(c->e);
 	pool_discard(&sv->ps, TAKE_PTR(c->sb));
+	/* Its replacement, once the command is over: not on its CPU. */
+	pool_refill(&sv->ps, c->key);
 	conn_close(c);
 }
 
@@ -234,8 +239,10 @@ static void conn_drop(struct server *sv, struct conn *c)
 	const struct cr_warm_ops *ops = cr_driver_native()->warm;
 
 	c->e = ops->exec_free(c->e); /* the worker takes it as SIGKILL */
-	if (c->sb)
+	if (c->sb) {
 		pool_discard(&sv->ps, TAKE_PTR(c->sb));
+		pool_refill(&sv->ps, c->key);
+	}
 	conn_close(c);
 }
 
