@@ -77,6 +77,8 @@
  * ends first: soon enough to refill the pool while commands run, seldom enough not to spin. */
 #define CR_WARM_RETRY_MS 100
 
+bool cr_zygote_threaded_server;
+
 /* --- in the sandbox ------------------------------------------------------------------------ */
 
 static void report_setup_error(int msg_fd, int r)
@@ -388,10 +390,8 @@ static _Noreturn void worker_main(const struct cr_child_ctx *ctx, int exec_fd, i
 	sig_fd = signalfd_for(SIGCHLD); /* SIGCHLD is blocked since the zygote */
 	if (sig_fd < 0)
 		worker_fail(status_fd, WORKER_STEP_FORK, negative_errno());
-	/* A raw clone, not fork(): glibc's fork() takes every malloc arena's lock, and a zygote
-	 * cloned from one thread of a threaded server (corral pool's builder) may carry an arena
-	 * that another thread held at that instant, locked for ever. */
-	runner = (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, NULL);
+	runner = cr_zygote_threaded_server ? (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, NULL)
+					   : fork();
 	if (runner < 0)
 		worker_fail(status_fd, WORKER_STEP_FORK, negative_errno());
 	if (runner == 0) {

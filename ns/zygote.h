@@ -3,12 +3,19 @@
  * pid 1 becomes a zygote that keeps workers ready instead of forking a command. */
 #pragma once
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "launcher/driver.h"
 
 struct cr_child_ctx;
 struct cr_run;
+
+/* Set by a server that calls start() from one thread while others run (corral pool's builder):
+ * a worker then makes its runner with a raw clone, not fork(). glibc's fork() takes every malloc
+ * arena's lock, and a zygote cloned from one thread may carry an arena that another thread held
+ * at that instant, locked for ever. */
+extern bool cr_zygote_threaded_server;
 
 /* The Linux driver's warm sandboxes (driver.warm). */
 extern const struct cr_warm_ops linux_warm_ops;

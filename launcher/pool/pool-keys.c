@@ -25,6 +25,7 @@
 #include "launcher/policy/cli.h"
 #include "launcher/policy/policy-build.h"
 #include "launcher/session/state.h"
+#include "ns/zygote.h"
 #include "launcher/serve/serve-internal.h"
 #include "pool-internal.h"
 #include "pool-server.h"
@@ -138,6 +139,7 @@ int pool_builder_start(struct pool_state *ps)
 {
 	int r;
 
+	cr_zygote_threaded_server = true;
 	if (pipe2(ps->job, O_CLOEXEC) < 0)
 		return -errno;
 	if (pipe2(ps->done, O_CLOEXEC | O_NONBLOCK) < 0)

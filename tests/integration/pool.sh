@@ -90,6 +90,20 @@ for m in $MODES; do
 	OUT=$out2
 	res "$m: run 2 does not see run 1's file in /tmp" tmp=0 RC=0
 	res "$m: run 2 sees no process of run 1 (its sleep)" sleeps=0
+	# Namespace ids are inode numbers, reused once a namespace is gone: compare two runs alive
+	# at the same time.
+	nsprog='for n in user mnt pid net ipc uts cgroup; do echo ns_$n=$(readlink /proc/self/ns/$n); done'
+	wait_for ready "$m" "$ws"
+	(cd "$ws" && pool_env "$m" "$CORRAL" run --workspace "$ws" --ro "$BIN" --grant once \
+		-- sh -c "$nsprog; sleep 5") >"$CR_OUT/ns1" 2>/dev/null &
+	npid=$!
+	wait_for grep -q ns_cgroup "$CR_OUT/ns1"
+	wait_for ready "$m" "$ws"
+	prun "$m" "$ws" "$CR_OUT/ns2.json" -- sh -c "$nsprog"
+	out1=$(<"$CR_OUT/ns1")
+	out2=$OUT
+	kill "$npid" 2>/dev/null
+	wait "$npid"
 	same=
 	for n in user mnt pid net ipc uts cgroup; do
 		a=$(grep "^ns_$n=" <<<"$out1")
