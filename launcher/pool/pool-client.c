@@ -222,6 +222,8 @@ int cr_pool_run(const struct cr_pool_call *call, struct cr_pool_result *ret)
 	sigset_t old;
 	int r;
 
+	if (!unfit && isatty(STDIN_FILENO))
+		unfit = "a terminal: the pool does not follow job control";
 	if (unfit)
 		return cr_msg(ret->reason, sizeof(ret->reason), -EAGAIN, "%s", unfit);
 	fd = pool_connect(call->env, ret->reason, sizeof(ret->reason));

@@ -59,7 +59,8 @@ struct pool_reply {
  * sandbox. */
 void cr_pool_fingerprint(const struct cr_policy *p, uint8_t ret[32]);
 
-/* Can the pool serve @p at all? NULL if so, else why not (a fixed phrase). */
+/* Can the pool serve @p at all? NULL if so, else why not (a fixed phrase). The client also
+ * runs cold when its stdin is a terminal (job control). */
 const char *cr_pool_unfit(const struct cr_policy *p);
 
 /* The pool's socket: $XDG_RUNTIME_DIR/corral/pool.sock, else pool.sock in corral's state

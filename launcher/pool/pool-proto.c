@@ -96,8 +96,6 @@ const char *cr_pool_unfit(const struct cr_policy *p)
 		return "--allow-host: the proxy belongs to the run that starts it";
 	if (p->allow_degraded)
 		return "--allow-degraded: degraded mode has no pre-built sandbox";
-	if (isatty(STDIN_FILENO))
-		return "a terminal: the pool does not follow job control";
 	return NULL;
 }
 
