@@ -145,11 +145,11 @@ static json_object *status_object(const struct run_state *s, const struct cr_set
 	}
 	st = cr_status_build(&in);
 	json_object_put(in.enforced);
-	if (st && s->via && cr_pool_status(st, s->via, s->pool_note) < 0) {
+	if (st && s->gate_open && cr_gate_status(&s->gate, st) < 0) {
 		json_object_put(st);
 		st = NULL;
 	}
-	if (st && s->gate_open && cr_gate_status(&s->gate, st) < 0) {
+	if (st && s->via && cr_pool_status(st, s->via, s->pool_note) < 0) {
 		json_object_put(st);
 		st = NULL;
 	}
@@ -296,7 +296,9 @@ static bool via_pool(struct run_state *s, const struct cr_run_options *o, const 
 		s->pool_enforced = res.enforced;
 		return true;
 	}
-	(void)snprintf(s->pool_note, sizeof(s->pool_note), "%s", res.reason);
+	/* No pool at all is the usual way, not a fallback: said with -v only. */
+	if (r != -ENOENT || mode == CR_POOL_REQUIRE)
+		(void)snprintf(s->pool_note, sizeof(s->pool_note), "%s", res.reason);
 	if (r == -EPIPE || mode == CR_POOL_REQUIRE) {
 		cr_log_error("pool: %s", res.reason);
 		record_error(s, "pool", r == -EPIPE ? r : -ENOENT, res.reason);
