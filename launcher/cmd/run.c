@@ -266,23 +266,26 @@ static int build(struct cr_run_options *o, struct cr_policy *p, struct run_state
 	return r;
 }
 
+/* --pool, else CORRAL_POOL: an option error like any other. */
+static int pool_mode(const struct cr_run_options *o, enum cr_pool_mode *ret)
+{
+	char msg[256];
+	int r = cr_pool_mode_resolve(o->pool, environ, ret, msg, sizeof(msg));
+
+	if (r < 0)
+		cr_log_error("%s", msg);
+	return r;
+}
+
 /* Through a pre-built sandbox of `corral pool` (launcher/pool/), when one runs and can serve
  * the policy; true when it ran there (or failed for good: --pool=require, a pool that died). */
-static bool via_pool(struct run_state *s, const struct cr_run_options *o, const struct cr_policy *p,
+static bool via_pool(struct run_state *s, enum cr_pool_mode mode, const struct cr_policy *p,
 		     int argc, char **argv)
 {
 	struct cr_pool_call call = { .policy = p, .argc = argc, .argv = argv, .env = environ };
 	struct cr_pool_result res = {};
-	enum cr_pool_mode mode;
-	char msg[512];
 	int r;
 
-	r = cr_pool_mode_resolve(o->pool, environ, &mode, msg, sizeof(msg));
-	if (r < 0) {
-		cr_log_error("%s", msg);
-		record_error(s, "options", r, msg);
-		return true;
-	}
 	s->via = "cold";
 	if (mode == CR_POOL_NEVER)
 		return false;
@@ -388,10 +391,13 @@ int cr_run_main(int argc, char **argv)
 	struct run_state s = { .drv = cr_driver_native() };
 	const struct cr_setup_error *err;
 	struct cr_status_dest dest = CR_STATUS_DEST_INIT;
+	enum cr_pool_mode pool = CR_POOL_AUTO;
 	bool denied = false, have_dest;
 	int code, r;
 
 	r = parse(argc, argv, &opts, &dest);
+	if (r >= 0 && !opts.help)
+		r = pool_mode(&opts, &pool);
 	have_dest = dest.fd >= 0 || cr_status_replaces(&dest);
 	if (r >= 0 && opts.help) {
 		fputs(cr_run_usage, stdout);
@@ -405,7 +411,7 @@ int cr_run_main(int argc, char **argv)
 	denied = r >= 0 && s.gate.decision == CR_DECISION_DENIED;
 	if (denied)
 		deny(&s);
-	else if (r >= 0 && !via_pool(&s, &opts, &policy, argc, argv))
+	else if (r >= 0 && !via_pool(&s, pool, &policy, argc, argv))
 		(void)execute(&s, &policy);
 	err = s.have_outcome && (s.outcome.kind == CR_OUTCOME_SETUP_FAILED ||
 				 s.outcome.kind == CR_OUTCOME_EXEC_FAILED)

@@ -215,6 +215,10 @@ int cr_pool_main(int argc, char **argv)
 		return pool_ask(POOL_STOP);
 	if (verb && argc == 2 && strcmp(verb, "status") == 0)
 		return pool_ask(POOL_STATUS);
-	fputs(cr_pool_usage, stderr);
+	if (verb)
+		cr_log_error("pool: unknown command or extra arguments: %s (try: corral pool --help)",
+			     verb);
+	else
+		fputs(cr_pool_usage, stderr);
 	return CR_EXIT_SETUP;
 }
