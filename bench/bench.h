@@ -57,3 +57,8 @@ int cr_bench_plot_svg(const char *path, const struct subject *v, size_t n, const
  * prints the median and p90 of each stage, µs, on stdout (bench/stages.c). 0 or -errno. */
 int cr_bench_stages(const char *const *argv, unsigned long runs, unsigned long warmup,
 		    int devnull);
+/* bench/pool.c: a `corral pool` for the pool subject, its socket in @rundir (a mkdtemp
+ * template, made here and set as XDG_RUNTIME_DIR), taught the default policy. 0 or -errno. */
+int cr_bench_pool_start(const char *corral, char *rundir);
+/* Its status on stderr, then stop it and remove @rundir. */
+void cr_bench_pool_stop(const char *corral, const char *rundir);

@@ -6,7 +6,9 @@
  * drift reaches all subjects alike. Each sample is CLOCK_MONOTONIC around spawning the subject's
  * full argv (stdout and stderr to /dev/null) and waiting for it. `--series N` instead runs one
  * subject N times in a row and prints percentiles per 1,000 spawns; `--burst` measures
- * throughput, bursts of 100 commands with 1 and 2 at a time. */
+ * throughput, bursts of 100 commands with 1 and 2 at a time. The "pool" subject is `corral run`
+ * through a `corral pool` the bench starts for the run (bench/pool.c); every other corral
+ * subject runs cold (--pool=never). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -309,13 +311,15 @@ static size_t build_subjects(struct subject *v, const struct opts *o, char **pee
 {
 	/* clang-format off */
 	/* A layer turned off is a request beyond the default profile: granted for the run. */
-	static const struct { const char *name; const char *flags[8]; } layers[] = {
-		{ "corral", {} },
-		{ "no-netns", { "--grant", "once", "--net=host" } },
-		{ "no-landlock", { "--grant", "once", "--landlock=off" } },
-		{ "no-seccomp", { "--grant", "once", "--seccomp=off" } },
-		{ "no-cgroup", { "--pids", "max" } },
-		{ "all-off", { "--grant", "once", "--net=host", "--landlock=off", "--seccomp=off", "--pids", "max" } },
+	/* Cold, every one of them (--pool=never); "pool" through the bench's own pool. */
+	static const struct { const char *name; const char *flags[10]; } layers[] = {
+		{ "corral", { "--pool=never" } },
+		{ "pool", { "--pool=auto" } },
+		{ "no-netns", { "--pool=never", "--grant", "once", "--net=host" } },
+		{ "no-landlock", { "--pool=never", "--grant", "once", "--landlock=off" } },
+		{ "no-seccomp", { "--pool=never", "--grant", "once", "--seccomp=off" } },
+		{ "no-cgroup", { "--pool=never", "--pids", "max" } },
+		{ "all-off", { "--pool=never", "--grant", "once", "--net=host", "--landlock=off", "--seccomp=off", "--pids", "max" } },
 	};
 	/* clang-format on */
 	size_t n = 0;
@@ -330,7 +334,7 @@ static size_t build_subjects(struct subject *v, const struct opts *o, char **pee
 		add_subject(v, &n, "floor", KIND_SPAWN)->note = "corral-floor not found";
 	}
 	for (size_t i = 0; i < ELEMENTSOF(layers); i++) {
-		const char *prefix[12] = {o->corral, "run"};
+		const char *prefix[14] = {o->corral, "run"};
 		size_t k = 2;
 
 		for (size_t j = 0; layers[i].flags[j]; j++)
@@ -748,6 +752,8 @@ int main(int argc, char **argv)
 			 .warmup = ULONG_MAX};
 	struct subject v[MAX_SUBJECTS] = {};
 	char *peer_paths[4] = {}, ws[] = "/tmp/corral-bench.XXXXXX";
+	char rundir[] = "/tmp/corral-bench-run.XXXXXX";
+	bool pool = false;
 	_cleanup_free_ char *corral = NULL, *floor_path = NULL;
 	size_t n;
 	int r;
@@ -781,9 +787,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "corral-bench: corral serve did not start; skipping its subject\n");
 		find_subject(v, n, "serve")->note = "corral serve did not start";
 	}
+	if (r >= 0 && find_subject(v, n, "pool")) {
+		pool = cr_bench_pool_start(corral, rundir) >= 0;
+		if (!pool) {
+			fprintf(stderr, "corral-bench: corral pool did not start; skipping its subject\n");
+			find_subject(v, n, "pool")->note = "corral pool did not start";
+		}
+	}
 	if (r >= 0) {
 		r = measure(v, n, &o);
 		serve_stop();
+		if (pool)
+			cr_bench_pool_stop(corral, rundir);
 		(void)chdir("/");
 		(void)rmdir(ws);
 	} else

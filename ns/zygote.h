@@ -3,6 +3,7 @@
  * pid 1 becomes a zygote that keeps workers ready instead of forking a command. */
 #pragma once
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "launcher/driver.h"

@@ -39,7 +39,7 @@ LAYERS = [
     ('report', ['launcher/outcome', 'launcher/status']),
     # the doors: corral serve, corral.exe (windows/ is its own product: its front end and its
     # driver; nothing includes it), then the command line, whose main.c dispatches to them all
-    ('serve', ['launcher/serve', 'windows']),
+    ('serve', ['launcher/serve', 'launcher/pool', 'windows']),
     # the OCI runtime door (corral oci): config.json to a struct, the runtime's state files
     ('oci', ['launcher/oci']),
     # the bwrap personality: bwrap's command line, `corral bwrap` and the `bwrap` executable

@@ -15,6 +15,7 @@
 #include "launcher/base/log.h"
 #include "run.h"
 #include "launcher/oci/oci.h"
+#include "launcher/pool/pool.h"
 #include "launcher/serve/serve.h"
 
 static int help(const char *topic)
@@ -49,6 +50,8 @@ static int help(const char *topic)
 		char *args[] = { "bwrap", "--help", NULL };
 
 		return cr_bwrap_main(2, args, "corral bwrap");
+	} else if (topic && strcmp(topic, "pool") == 0) {
+		fputs(cr_pool_usage, stdout);
 	} else if (topic) {
 		cr_log_error("help: unknown command '%s'", topic);
 		return CR_EXIT_SETUP;
@@ -96,6 +99,8 @@ int main(int argc, char **argv)
 		return cr_session_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "serve") == 0)
 		return cr_serve_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "pool") == 0)
+		return cr_pool_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "check") == 0)
 		return cr_check_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "oci") == 0)

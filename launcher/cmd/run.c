@@ -23,6 +23,7 @@
 #include "launcher/base/path-util.h"
 #include "launcher/base/stamp.h"
 #include "launcher/policy/policy.h"
+#include "launcher/pool/pool.h"
 #include "run.h"
 #include "launcher/status.h"
 
@@ -40,6 +41,9 @@ struct run_state {
 	bool have_error;
 	double duration_ms;
 	json_object *enforced; /* the driver's report, made while the sandbox built itself */
+	json_object *pool_enforced; /* the run went through the pool: its sandbox's report */
+	const char *via;	    /* "pool" or "cold" */
+	char pool_note[512];	    /* why a run with a pool went cold */
 };
 
 /* What the sandbox enforces, for the status. Nothing in it depends on how the run ends, but
@@ -155,13 +159,19 @@ static json_object *status_object(const struct run_state *s, const struct cr_set
 		.duration_ms = s->duration_ms,
 	};
 
-	if (s->run && (!err || strcmp(err->stage, "exec") == 0)) {
+	if (s->pool_enforced)
+		in.enforced = json_object_get(s->pool_enforced);
+	else if (s->run && (!err || strcmp(err->stage, "exec") == 0)) {
 		enforced = s->enforced ? json_object_get(s->enforced) : enforced_object(s);
 		in.enforced = enforced;
 	}
 	st = cr_status_build(&in);
-	json_object_put(enforced);
+	json_object_put(in.enforced);
 	if (st && s->gate_open && cr_gate_status(&s->gate, st) < 0) {
+		json_object_put(st);
+		st = NULL;
+	}
+	if (st && s->via && cr_pool_status(st, s->via, s->pool_note) < 0) {
 		json_object_put(st);
 		st = NULL;
 	}
@@ -285,6 +295,54 @@ static int build(struct cr_run_options *o, struct cr_policy *p, struct run_state
 	return r;
 }
 
+/* --pool, else CORRAL_POOL: an option error like any other. */
+static int pool_mode(const struct cr_run_options *o, enum cr_pool_mode *ret)
+{
+	char msg[256];
+	int r = cr_pool_mode_resolve(o->pool, environ, ret, msg, sizeof(msg));
+
+	if (r < 0)
+		cr_log_error("%s", msg);
+	return r;
+}
+
+/* Through a pre-built sandbox of `corral pool` (launcher/pool/), when one runs and can serve
+ * the policy; true when it ran there (or failed for good: --pool=require, a pool that died). */
+static bool via_pool(struct run_state *s, enum cr_pool_mode mode, const struct cr_policy *p,
+		     int argc, char **argv)
+{
+	struct cr_pool_call call = { .policy = p, .argc = argc, .argv = argv, .env = environ };
+	struct cr_pool_result res = {};
+	int r;
+
+	s->via = "cold";
+	if (mode == CR_POOL_NEVER)
+		return false;
+	r = cr_pool_run(&call, &res);
+	if (r == 0) {
+		s->via = "pool";
+		s->outcome = res.outcome;
+		s->have_outcome = true;
+		s->timed_out = res.timed_out;
+		s->duration_ms = res.duration_ms;
+		s->pool_enforced = res.enforced;
+		return true;
+	}
+	/* No pool at all is the usual way, not a fallback: said with -v only. */
+	if (r != -ENOENT || mode == CR_POOL_REQUIRE)
+		(void)snprintf(s->pool_note, sizeof(s->pool_note), "%s", res.reason);
+	if (r == -EPIPE || mode == CR_POOL_REQUIRE) {
+		cr_log_error("pool: %s", res.reason);
+		record_error(s, "pool", r == -EPIPE ? r : -ENOENT, res.reason);
+		return true;
+	}
+	if (r == -ENOENT)
+		cr_debug("pool: %s; running cold", res.reason);
+	else
+		cr_log_warning("pool: running cold: %s", res.reason);
+	return false;
+}
+
 /* A refused run: one human line and one JSON line on stderr, for the agent and its user. */
 static void deny(struct run_state *s)
 {
@@ -362,6 +420,7 @@ int cr_run_main(int argc, char **argv)
 	struct run_state s = { .drv = cr_driver_native() };
 	const struct cr_setup_error *err;
 	struct cr_status_dest dest = CR_STATUS_DEST_INIT;
+	enum cr_pool_mode pool = CR_POOL_AUTO;
 	bool denied = false, have_dest;
 	int code, r;
 
@@ -369,6 +428,8 @@ int cr_run_main(int argc, char **argv)
 	cr_stamp("main");
 	r = parse(argc, argv, &opts, &dest);
 	cr_stamp("parse");
+	if (r >= 0 && !opts.help)
+		r = pool_mode(&opts, &pool);
 	have_dest = dest.fd >= 0 || cr_status_replaces(&dest);
 	if (r >= 0 && opts.help) {
 		fputs(cr_run_usage, stdout);
@@ -382,7 +443,7 @@ int cr_run_main(int argc, char **argv)
 	denied = r >= 0 && s.gate.decision == CR_DECISION_DENIED;
 	if (denied)
 		deny(&s);
-	else if (r >= 0)
+	else if (r >= 0 && !via_pool(&s, pool, &policy, argc, argv))
 		(void)execute(&s, &policy);
 	err = s.have_outcome && (s.outcome.kind == CR_OUTCOME_SETUP_FAILED ||
 				 s.outcome.kind == CR_OUTCOME_EXEC_FAILED)
@@ -402,6 +463,7 @@ int cr_run_main(int argc, char **argv)
 	s.run = s.drv->run_free(s.run);
 	cr_stamp("run_free");
 	json_object_put(s.enforced);
+	json_object_put(s.pool_enforced);
 	if (s.gate_open)
 		cr_gate_done(&s.gate);
 	cr_policy_done(&policy);

@@ -25,6 +25,7 @@ const char cr_main_usage[] =
 	"  profile list|show NAME           the policy profiles, and what one allows\n"
 	"  session list|show ID|rm ID       per-session workspaces and their grants\n"
 	"  serve --stdio | --socket PATH    keep sandboxes warm, run commands on request (JSON)\n"
+	"  pool start|stop|status           keep fresh sandboxes pre-built for corral run\n"
 	"  check --shell CMD                how risky a shell command line is: safe, caution,\n"
 	"                                   unknown or dangerous, with the reasons\n"
 	"  doctor [--json]                  show what this host can enforce, and how to fix gaps\n"
@@ -128,6 +129,9 @@ const char cr_run_usage[] =
 	"      --kill-after SECS grace between SIGTERM and SIGKILL on timeout (default 2)\n"
 	"      --json-status DEST  write one JSON object describing the run to DEST: a file\n"
 	"                        path or fd:N\n"
+	"      --pool=MODE       auto (default; CORRAL_POOL sets it): run in a pre-built sandbox\n"
+	"                        of `corral pool` when one runs and fits the policy, else cold;\n"
+	"                        require (exit 125 if the pool cannot run it), or never\n"
 	"  -v, --verbose         print each setup step\n"
 	"  -h, --help            show this text\n"
 	"\n"
@@ -175,6 +179,7 @@ enum {
 	OPT_AUDIT,
 	OPT_NO_AUDIT,
 	OPT_ALLOW_HOST,
+	OPT_POOL,
 };
 
 static const struct option run_options[] = {
@@ -221,6 +226,7 @@ static const struct option run_options[] = {
 	{ "audit", required_argument, NULL, OPT_AUDIT },
 	{ "no-audit", no_argument, NULL, OPT_NO_AUDIT },
 	{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
+	{ "pool", required_argument, NULL, OPT_POOL },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{}
@@ -556,6 +562,13 @@ static int parse_one(int c, const char *arg, struct cr_run_options *o, char *msg
 	case 'p':
 	case OPT_PROFILE ... OPT_ALLOW_HOST:
 		return parse_policy(c, arg, o, msg, size);
+	case OPT_POOL:
+		if (strcmp(arg, "auto") != 0 && strcmp(arg, "require") != 0 &&
+		    strcmp(arg, "never") != 0)
+			return cr_msg(msg, size, -EINVAL, "--pool=%s: expected auto, require or never",
+				      arg);
+		o->pool = arg;
+		return 0;
 	case 'v':
 		o->verbose++;
 		return 0;

@@ -76,6 +76,7 @@ struct cr_run_options {
 	bool spawn_set;		      /* --spawn given */
 	struct cr_limits limits; /* --memory ... --open-files, --limits */
 	bool limits_mode_set;	 /* --limits given */
+	const char *pool; /* --pool: "auto", "require" or "never"; NULL: CORRAL_POOL, else auto */
 	int verbose;
 	bool help;
 	char **argv; /* the command; NULL-terminated; NULL when help was asked for */

@@ -109,7 +109,7 @@ one_line_error() {
 }
 
 VERSION=$("$CORRAL" --version | sed -n 's/^corral //p')
-STATUS_KEYS=version,corral_version,driver,command,outcome,exit_code,signal,signal_name,timed_out,oom_killed,pids_limit_hit,duration_ms,degraded,enforced,error,profile,session,decision,grant,request
+STATUS_KEYS=version,corral_version,driver,command,outcome,exit_code,signal,signal_name,timed_out,oom_killed,pids_limit_hit,duration_ms,degraded,enforced,error,profile,session,decision,grant,request,via
 # The command's environment without --setenv/--keep-env, as JSON array items, in its order.
 BASE_ENV='"PATH"'
 [ -z "${TERM+x}" ] || BASE_ENV+=',"TERM"'

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* corral-bench's pool subject: a `corral pool` of its own for the run, its socket in a runtime
+ * directory of its own (XDG_RUNTIME_DIR, which every corral subject then inherits: the cold
+ * ones say --pool=never). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+extern char **environ;
+
+static int run_corral(const char *corral, const char *const *args, bool quiet)
+{
+	const char *argv[8] = { corral };
+	posix_spawn_file_actions_t fa;
+	int status, r;
+	pid_t pid;
+
+	for (size_t i = 0; args[i] && i < 6; i++)
+		argv[i + 1] = args[i];
+	(void)posix_spawn_file_actions_init(&fa);
+	if (quiet) {
+		(void)posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+		(void)posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	}
+	r = posix_spawn(&pid, corral, &fa, NULL, (char *const *)argv, environ);
+	(void)posix_spawn_file_actions_destroy(&fa);
+	if (r > 0)
+		return -r;
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
+}
+
+int cr_bench_pool_start(const char *corral, char *rundir)
+{
+	static const char *const start[] = { "pool", "start", "--size", "16", NULL };
+	static const char *const teach[] = { "run", "--", "true", NULL };
+	int r;
+
+	if (!mkdtemp(rundir))
+		return -errno;
+	if (setenv("XDG_RUNTIME_DIR", rundir, 1) < 0)
+		return -errno;
+	r = run_corral(corral, start, true);
+	if (r < 0)
+		return r;
+	/* The first run of the policy is cold and teaches it to the pool; then its sandboxes. */
+	(void)run_corral(corral, teach, true);
+	(void)usleep(1500 * 1000);
+	return 0;
+}
+
+void cr_bench_pool_stop(const char *corral, const char *rundir)
+{
+	static const char *const status[] = { "pool", "status", NULL };
+	static const char *const stop[] = { "pool", "stop", NULL };
+	char path[4200];
+
+	fprintf(stderr, "corral-bench: the pool at the end: ");
+	fflush(stderr);
+	(void)run_corral(corral, status, false);
+	(void)run_corral(corral, stop, true);
+	(void)snprintf(path, sizeof(path), "%s/corral", rundir);
+	(void)rmdir(path);
+	(void)rmdir(rundir);
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/* What the two ends of `corral pool` share: the client in `corral run` (pool-client.c) and the
+ * pool's process (pool-server.c, pool-keys.c). Not for other modules.
+ *
+ * One AF_UNIX SOCK_SEQPACKET connection per run; every message is one packet:
+ *   client  POOL_EXEC: struct pool_req, then NUL-terminated strings (corral's version, cwd,
+ *           argv, envp) + SCM_RIGHTS [stdin, stdout, stderr]. The command's environment and
+ *           working directory are the client's policy's (the gate ran in the client).
+ *           POOL_SPEC, after a POOL_MISS that asks for it: struct pool_req, then the client's
+ *           directory, its `corral run` arguments and its whole environment, from which the pool
+ *           builds the same policy itself (gate included) and, if its fingerprint is the one
+ *           the client sent, keeps sandboxes ready for it.
+ *           POOL_SIGNAL: struct pool_req with .sig: pass the signal to the command.
+ *           POOL_STATUS, POOL_STOP: struct pool_req alone (`corral pool status|stop`).
+ *   pool    POOL_MISS: struct pool_reply, then the reason (text): run cold. .status is 1 when the
+ *           pool wants the POOL_SPEC.
+ *           POOL_RESULT: struct pool_reply, then the `enforced` object (JSON text).
+ *           POOL_STATS: struct pool_reply, then the pool's state (JSON text).
+ * End of file from the client is SIGKILL for its command; from the pool, before POOL_RESULT, the
+ * end of the run (the pool died: its sandboxes died with it).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct cr_policy;
+
+#define CR_POOL_PROTO	     1
+/* One request, as a warm sandbox's (zygote-internal.h): below the default socket buffer. */
+#define CR_POOL_MAX_MSG	     (128 * 1024)
+#define CR_POOL_DEFAULT_SIZE 8
+#define CR_POOL_MAX_SIZE     32
+#define CR_POOL_SOCKET_NAME  "pool.sock"
+
+enum { POOL_EXEC = 1, POOL_SPEC, POOL_SIGNAL, POOL_STATUS, POOL_STOP };
+enum { POOL_MISS = 1, POOL_RESULT, POOL_STATS };
+
+struct pool_req {
+	uint32_t type, proto;
+	uint8_t fp[32];		/* the policy's fingerprint (cr_pool_fingerprint()) */
+	uint64_t timeout_ms, kill_after_ms;
+	int32_t sig;		/* POOL_SIGNAL */
+	uint32_t n_strings;	/* NUL-terminated strings after the header */
+	uint32_t argc;		/* POOL_EXEC: how many of them are argv (the rest: envp) */
+};
+
+struct pool_reply {
+	uint32_t type;
+	int32_t kind, status, err; /* enum cr_outcome_kind, exit code or signal, positive errno */
+	uint8_t oom_killed, pids_limit_hit, timed_out, want_spec;
+	uint32_t len;		   /* bytes of text after the header */
+};
+
+/* SHA-256 over everything of @p that shapes the sandbox (not argv, env, cwd, the timeout and
+ * the descriptors, which each command brings): two policies with one fingerprint build the same
+ * sandbox. */
+void cr_pool_fingerprint(const struct cr_policy *p, uint8_t ret[32]);
+
+/* Can the pool serve @p at all? NULL if so, else why not (a fixed phrase). The client also
+ * runs cold when its stdin is a terminal (job control). */
+const char *cr_pool_unfit(const struct cr_policy *p);
+
+/* The pool's socket: $XDG_RUNTIME_DIR/corral/pool.sock, else pool.sock in corral's state
+ * directory, from @env. @mkdir: create the directory (0700) if missing. Allocated in @ret. */
+int cr_pool_socket_path(char *const *env, bool mkdir, char **ret);
+
+/* Pack @n strings after @hdr_size bytes already in @buf (of CR_POOL_MAX_MSG). The total size,
+ * or -E2BIG. */
+ssize_t pool_pack(char *buf, size_t hdr_size, char *const *strings, size_t n, size_t *off);
+/* Split @n strings from @buf (@size bytes, after @hdr_size) into @ret (n + 1 pointers, the last
+ * NULL). 0 or -EBADMSG. */
+int pool_unpack(char *buf, size_t size, size_t hdr_size, size_t n, char **ret);
+
+/* Send @m (@size bytes) with up to 3 descriptors. 0 or -errno. */
+int pool_send(int sock, const void *m, size_t size, const int *fds, size_t n_fds);

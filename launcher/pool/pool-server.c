@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: MIT */
+/* The pool's socket: one loop, one thread, every client connection and running command driven by
+ * descriptors (the builder thread of pool-keys.c makes and destroys the sandboxes). A client
+ * must pass cr_peer_check() (our uid, outside every corral sandbox) before a byte is read. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "launcher/base/log.h"
+#include "launcher/base/macro.h"
+#include "launcher/base/peer.h"
+#include "launcher/base/time-util.h"
+#include "pool-internal.h"
+#include "pool-server.h"
+
+#define POOL_MAX_CONNS 256
+
+struct conn {
+	int fd;
+	struct pool_key *key;
+	struct pool_sandbox *sb;
+	struct cr_exec *e;
+	int64_t deadline_ms; /* 0: none */
+	uint64_t kill_after_ms;
+	int stops;	     /* 1: SIGTERM sent at the timeout, 2: SIGKILL too */
+	bool timed_out;
+	struct conn *next;
+};
+
+struct server {
+	struct pool_state ps;
+	int listen_fd;
+	struct conn *conns;
+	unsigned n_conns;
+	char *buf;
+	bool stopping;
+	int64_t last_refusal_ms;
+};
+
+/* The connection is over; reap_conns() frees it. */
+static void conn_close(struct conn *c)
+{
+	if (c->fd >= 0)
+		(void)close(c->fd);
+	c->fd = -EBADF;
+}
+
+static int reply(int fd, const struct pool_reply *rp, const char *text, char *buf)
+{
+	struct pool_reply h = *rp;
+	size_t len = text ? strlen(text) : 0;
+
+	if (sizeof(h) + len > CR_POOL_MAX_MSG)
+		len = CR_POOL_MAX_MSG - sizeof(h);
+	h.len = (uint32_t)len;
+	memcpy(buf, &h, sizeof(h));
+	if (len)
+		memcpy(buf + sizeof(h), text, len);
+	return pool_send(fd, buf, sizeof(h) + len, NULL, 0);
+}
+
+static void miss(struct server *sv, struct conn *c, const char *why, bool want_spec)
+{
+	struct pool_reply rp = { .type = POOL_MISS, .want_spec = want_spec };
+
+	sv->ps.missed++;
+	(void)reply(c->fd, &rp, why, sv->buf);
+}
+
+static const char *unfit_reason(struct pool_state *ps, const uint8_t fp[32])
+{
+	for (unsigned i = 0; i < ps->n_unfit && i < ELEMENTSOF(ps->unfit); i++)
+		if (memcmp(ps->unfit[i].fp, fp, 32) == 0)
+			return ps->unfit[i].why;
+	return NULL;
+}
+
+static void remember_unfit(struct pool_state *ps, const uint8_t fp[32], const char *why)
+{
+	unsigned i = ps->n_unfit++ % ELEMENTSOF(ps->unfit);
+
+	memcpy(ps->unfit[i].fp, fp, 32);
+	(void)snprintf(ps->unfit[i].why, sizeof(ps->unfit[i].why), "%s", why);
+}
+
+/* POOL_EXEC: a ready sandbox of this policy runs the command, or the client is told to run it
+ * cold (and why). */
+static void on_exec(struct server *sv, struct conn *c, size_t n, int *fds, size_t n_fds)
+{
+	const struct cr_warm_ops *ops = cr_driver_native()->warm;
+	struct pool_req h;
+	struct cr_exec_request req = {};
+	char why[512], **s = NULL;
+	const char *unfit;
+	int r;
+
+	memcpy(&h, sv->buf, sizeof(h));
+	if (n_fds != 3 || h.n_strings < 3 || h.argc < 1 || h.argc > h.n_strings - 2)
+		return miss(sv, c, "malformed request", false);
+	s = calloc((size_t)h.n_strings + 2, sizeof(char *));
+	if (!s || pool_unpack(sv->buf, n, sizeof(h), h.n_strings, s) < 0) {
+		free(s);
+		return miss(sv, c, "malformed request", false);
+	}
+	if (strcmp(s[0], CR_VERSION) != 0) {
+		(void)snprintf(why, sizeof(why), "the pool runs corral %s, not %s: restart it",
+			       CR_VERSION, s[0]);
+		free(s);
+		return miss(sv, c, why, false);
+	}
+	c->key = pool_key_find(&sv->ps, h.fp);
+	unfit = c->key ? NULL : unfit_reason(&sv->ps, h.fp);
+	if (!c->key) {
+		free(s);
+		return miss(sv, c, unfit ?: "the pool has no sandbox of this policy yet: it builds "
+					     "some for the next runs", !unfit);
+	}
+	c->sb = pool_key_take(&sv->ps, c->key, why, sizeof(why));
+	if (!c->sb) {
+		pool_refill(&sv->ps, c->key);
+		free(s);
+		return miss(sv, c, why, false);
+	}
+	/* argv, its NULL, then envp: shift the environment one up */
+	memmove(s + h.argc + 3, s + h.argc + 2, (h.n_strings - h.argc - 2) * sizeof(char *));
+	s[h.argc + 2] = NULL;
+	req = (struct cr_exec_request){ .argv = s + 2, .envp = s + h.argc + 3, .cwd = s[1],
+					.stdio = { fds[0], fds[1], fds[2] } };
+	r = ops->exec(c->sb->w, &req, &c->e);
+	free(s);
+	if (r < 0) {
+		pool_discard(&sv->ps, TAKE_PTR(c->sb));
+		(void)snprintf(why, sizeof(why), "the pre-built sandbox did not take the command: %s",
+			       strerror(-r));
+		return miss(sv, c, why, false);
+	}
+	c->key->served++;
+	sv->ps.served++;
+	c->kill_after_ms = h.kill_after_ms;
+	if (h.timeout_ms)
+		c->deadline_ms = cr_now_ms() + (int64_t)h.timeout_ms;
+}
+
+static void on_spec(struct server *sv, size_t n)
+{
+	struct pool_req h;
+	char why[512] = "";
+	char *copy = malloc(n);
+	int r;
+
+	if (!copy)
+		return;
+	memcpy(copy, sv->buf, n);
+	memcpy(&h, copy, sizeof(h));
+	if (unfit_reason(&sv->ps, h.fp)) {
+		free(copy);
+		return;
+	}
+	r = pool_key_add(&sv->ps, copy, n, why, sizeof(why));
+	if (r < 0) {
+		cr_debug("pool: not kept: %s", why);
+		remember_unfit(&sv->ps, h.fp, why);
+	}
+}
+
+static void on_status(struct server *sv, struct conn *c)
+{
+	struct pool_state *ps = &sv->ps;
+	struct pool_reply rp = { .type = POOL_STATS };
+	char text[4096];
+	size_t off;
+
+	off = (size_t)snprintf(text, sizeof(text),
+			       "{\"pid\":%d,\"socket\":\"%s\",\"size\":%u,\"served\":%llu,"
+			       "\"missed\":%llu,\"built\":%llu,\"build_failed\":%llu,\"policies\":[",
+			       (int)getpid(), ps->socket_path, ps->size,
+			       (unsigned long long)ps->served, (unsigned long long)ps->missed,
+			       (unsigned long long)ps->built, (unsigned long long)ps->build_failed);
+	for (size_t i = 0, first = 1; i < POOL_MAX_KEYS && off < sizeof(text); i++) {
+		const struct pool_key *k = &ps->keys[i];
+
+		if (!k->used)
+			continue;
+		off += (size_t)snprintf(text + off, sizeof(text) - off,
+					"%s{\"workspace\":\"%s\",\"ready\":%u,\"building\":%u,"
+					"\"served\":%llu}",
+					first ? "" : ",", k->policy.workspace ?: "", k->n_ready,
+					k->n_building, (unsigned long long)k->served);
+		first = 0;
+	}
+	if (off < sizeof(text))
+		(void)snprintf(text + off, sizeof(text) - off, "]}");
+	(void)reply(c->fd, &rp, text, sv->buf);
+}
+
+/* The command's end: its outcome to the client, the sandbox to the builder to destroy. */
+static void on_result(struct server *sv, struct conn *c)
+{
+	const struct cr_warm_ops *ops = cr_driver_native()->warm;
+	struct cr_exec_result res;
+	struct pool_reply rp = { .type = POOL_RESULT };
+	uint64_t oom = 0, pids = 0;
+
+	if (ops->exec_handle(c->e, &res) < 0)
+		return;
+	ops->events(c->sb->w, &oom, &pids);
+	rp.kind = (int32_t)res.kind;
+	rp.status = res.status;
+	rp.err = res.err;
+	rp.oom_killed = oom > 0; /* a fresh sandbox: every event is this command's */
+	rp.pids_limit_hit = pids > 0;
+	rp.timed_out = c->timed_out;
+	/* The sandbox ends now, before its pid 1 makes a worker nobody will use; the builder
+	 * reaps it and removes its cgroup. */
+	(void)kill(ops->pid(c->sb->w), SIGKILL);
+	(void)reply(c->fd, &rp, c->key->enforced, sv->buf);
+	c->e = ops->exec_free(c->e);
+	pool_discard(&sv->ps, TAKE_PTR(c->sb));
+	/* Its replacement, once the command is over: not on its CPU. */
+	pool_refill(&sv->ps, c->key);
+	conn_close(c);
+}
+
+static void on_signal(struct conn *c, const struct pool_req *h)
+{
+	if (c->e && h->sig > 0 && h->sig < _NSIG)
+		(void)cr_driver_native()->warm->exec_kill(c->e, h->sig);
+}
+
+static void conn_drop(struct server *sv, struct conn *c)
+{
+	const struct cr_warm_ops *ops = cr_driver_native()->warm;
+
+	c->e = ops->exec_free(c->e); /* the worker takes it as SIGKILL */
+	if (c->sb) {
+		pool_discard(&sv->ps, TAKE_PTR(c->sb));
+		pool_refill(&sv->ps, c->key);
+	}
+	conn_close(c);
+}
+
+/* One message from a client. */
+static void on_conn(struct server *sv, struct conn *c)
+{
+	char cbuf[CMSG_SPACE(3 * sizeof(int))];
+	struct iovec iov = { .iov_base = sv->buf, .iov_len = CR_POOL_MAX_MSG };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	int fds[3] = { -EBADF, -EBADF, -EBADF };
+	size_t n_fds = 0;
+	struct pool_req h;
+	ssize_t n;
+
+	n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	for (struct cmsghdr *m = CMSG_FIRSTHDR(&mh); m; m = CMSG_NXTHDR(&mh, m))
+		if (m->cmsg_level == SOL_SOCKET && m->cmsg_type == SCM_RIGHTS) {
+			n_fds = (m->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			n_fds = n_fds > 3 ? 3 : n_fds;
+			memcpy(fds, CMSG_DATA(m), n_fds * sizeof(int));
+		}
+	if (n < (ssize_t)sizeof(h) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+		conn_drop(sv, c);
+		goto out;
+	}
+	memcpy(&h, sv->buf, sizeof(h));
+	if (h.proto != CR_POOL_PROTO)
+		miss(sv, c, "the pool speaks another protocol: restart it", false);
+	else if (h.type == POOL_SIGNAL)
+		on_signal(c, &h);
+	else if (c->e || c->sb)
+		; /* one command per connection */
+	else if (h.type == POOL_EXEC)
+		on_exec(sv, c, (size_t)n, fds, n_fds);
+	else if (h.type == POOL_SPEC)
+		on_spec(sv, (size_t)n);
+	else if (h.type == POOL_STATUS)
+		on_status(sv, c);
+	else if (h.type == POOL_STOP) {
+		sv->stopping = true;
+		conn_close(c);
+	}
+out:
+	for (size_t i = 0; i < n_fds; i++)
+		(void)close(fds[i]);
+}
+
+/* At most one line a second: a sandboxed command that connects in a loop must not fill a
+ * stderr nobody reads. */
+static void on_accept(struct server *sv)
+{
+	char why[512];
+	struct conn *c;
+	int fd, r;
+
+	while ((fd = accept4(sv->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
+		r = cr_peer_check(fd, why, sizeof(why));
+		if (r < 0 || sv->n_conns >= POOL_MAX_CONNS || !(c = calloc(1, sizeof(*c)))) {
+			if (r < 0 && cr_now_ms() - sv->last_refusal_ms >= 1000) {
+				cr_log_warning("pool: refused a client: %s", why);
+				sv->last_refusal_ms = cr_now_ms();
+			}
+			(void)close(fd);
+			continue;
+		}
+		c->fd = fd;
+		c->next = sv->conns;
+		sv->conns = c;
+		sv->n_conns++;
+	}
+}
+
+/* The timeout, as a cold run's pid 1 keeps it: SIGTERM, then SIGKILL --kill-after later. */
+static void on_deadline(struct conn *c)
+{
+	const struct cr_warm_ops *ops = cr_driver_native()->warm;
+
+	c->timed_out = true;
+	(void)ops->exec_kill(c->e, c->stops == 0 ? SIGTERM : SIGKILL);
+	c->stops++;
+	c->deadline_ms = c->stops == 1 ? cr_now_ms() + (int64_t)c->kill_after_ms : 0;
+}
+
+static void reap_conns(struct server *sv)
+{
+	for (struct conn **p = &sv->conns; *p;) {
+		struct conn *c = *p;
+
+		if (c->fd >= 0) {
+			p = &c->next;
+			continue;
+		}
+		conn_drop(sv, c);
+		*p = c->next;
+		sv->n_conns--;
+		free(c);
+	}
+}
+
+static int next_timeout(struct server *sv)
+{
+	int64_t now = cr_now_ms(), t = -1;
+
+	for (struct conn *c = sv->conns; c; c = c->next)
+		if (c->e && c->deadline_ms && (t < 0 || c->deadline_ms - now < t))
+			t = c->deadline_ms - now < 0 ? 0 : c->deadline_ms - now;
+	return (int)(t > 60000 ? 60000 : t);
+}
+
+static int loop_once(struct server *sv, struct pollfd *p, struct conn **who)
+{
+	const struct cr_warm_ops *ops = cr_driver_native()->warm;
+	size_t n = 0;
+	int64_t now;
+
+	p[n++] = (struct pollfd){ .fd = sv->listen_fd, .events = POLLIN };
+	p[n++] = (struct pollfd){ .fd = sv->ps.done[0], .events = POLLIN };
+	for (struct conn *c = sv->conns; c; c = c->next) {
+		who[n] = c;
+		p[n++] = (struct pollfd){ .fd = c->fd, .events = POLLIN };
+		if (c->e) {
+			who[n] = c;
+			p[n++] = (struct pollfd){ .fd = ops->exec_fd(c->e), .events = POLLIN };
+		}
+	}
+	if (poll(p, n, next_timeout(sv)) < 0 && errno != EINTR)
+		return -errno;
+	if (p[1].revents)
+		pool_builder_done(&sv->ps);
+	for (size_t i = 2; i < n; i++) {
+		struct conn *c = who[i];
+
+		if (!p[i].revents || c->fd < 0)
+			continue;
+		if (p[i].fd == c->fd)
+			on_conn(sv, c);
+		else if (c->e)
+			on_result(sv, c);
+	}
+	now = cr_now_ms();
+	for (struct conn *c = sv->conns; c; c = c->next)
+		if (c->e && c->fd >= 0 && c->deadline_ms && c->deadline_ms <= now)
+			on_deadline(c);
+	reap_conns(sv);
+	if (p[0].revents)
+		on_accept(sv);
+	return 0;
+}
+
+int pool_serve(int listen_fd, const char *socket_path, unsigned size)
+{
+	struct server sv = { .listen_fd = listen_fd };
+	_cleanup_free_ struct pollfd *p = calloc(2 + 2 * POOL_MAX_CONNS, sizeof(*p));
+	_cleanup_free_ struct conn **who = calloc(2 + 2 * POOL_MAX_CONNS, sizeof(*who));
+	int r;
+
+	sv.ps.size = size;
+	sv.ps.socket_path = (char *)socket_path;
+	sv.buf = malloc(CR_POOL_MAX_MSG);
+	if (!p || !who || !sv.buf)
+		return -ENOMEM;
+	(void)signal(SIGPIPE, SIG_IGN);
+	r = pool_builder_start(&sv.ps);
+	while (r >= 0 && !sv.stopping)
+		r = loop_once(&sv, p, who);
+	for (struct conn *c = sv.conns; c; c = c->next)
+		conn_close(c);
+	reap_conns(&sv);
+	pool_builder_stop(&sv.ps);
+	for (size_t i = 0; i < POOL_MAX_KEYS; i++)
+		sv.ps.keys[i].ready = NULL; /* freed by the builder */
+	free(sv.buf);
+	return r;
+}

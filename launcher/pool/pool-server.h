@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/* The pool's process: its policies ("keys": one policy, its sandboxes) and the builder thread
+ * (pool-keys.c), the socket's loop (pool-server.c). Not for other modules. */
+#pragma once
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "launcher/driver.h"
+#include "launcher/policy/policy.h"
+#include "launcher/policy/request.h"
+#include "launcher/session/gate.h"
+
+#define POOL_MAX_KEYS 4
+/* Paths whose identity (device, inode) a sandbox was built against: the workspace, the
+ * --ro/--rw/--hide paths, the pins. */
+#define POOL_MAX_SNAP 64
+
+struct pool_snap {
+	size_t n;
+	bool complete; /* every path fitted */
+	struct {
+		dev_t dev;
+		ino_t ino;
+	} id[POOL_MAX_SNAP];
+};
+
+struct pool_sandbox {
+	struct cr_warm *w;
+	struct pool_snap snap;
+	struct pool_sandbox *next;
+};
+
+struct pool_key {
+	bool used;
+	uint8_t fp[32];
+	char *spec;		/* the POOL_SPEC it was built from: the options point into it */
+	size_t spec_size;
+	char **args;		/* corral run's arguments, then the environment */
+	struct cr_run_options opts;
+	struct cr_gate gate;
+	bool gate_open;
+	struct cr_policy policy; /* the builder reads it: freed only with n_building 0 */
+	char *enforced;		 /* the sandboxes' `enforced` object, JSON text */
+	struct pool_sandbox *ready;
+	unsigned n_ready, n_building;
+	uint64_t served;
+	int64_t last_used_ms;
+};
+
+struct pool_state {
+	unsigned size; /* sandboxes kept ready per policy */
+	char *socket_path;
+	struct pool_key keys[POOL_MAX_KEYS];
+	int job[2], done[2]; /* pipes: to the builder, from it */
+	pthread_t builder;
+	bool builder_started;
+	uint64_t served, missed, built, build_failed;
+	struct {
+		uint8_t fp[32];
+		char why[256];
+	} unfit[8]; /* policies the pool cannot serve, and why: not built again */
+	unsigned n_unfit;
+};
+
+/* Start the builder thread (it makes and frees the sandboxes, off the socket's loop). */
+int pool_builder_start(struct pool_state *ps);
+/* Let it free every sandbox, stop it and wait for it. */
+void pool_builder_stop(struct pool_state *ps);
+/* Take what the builder finished (done_r is readable). */
+void pool_builder_done(struct pool_state *ps);
+/* Ask for sandboxes until @k has ps->size ready or being built. */
+void pool_refill(struct pool_state *ps, struct pool_key *k);
+/* Hand a used or stale sandbox to the builder to destroy. */
+void pool_discard(struct pool_state *ps, struct pool_sandbox *sb);
+
+/* The key with fingerprint @fp, or NULL. */
+struct pool_key *pool_key_find(struct pool_state *ps, const uint8_t fp[32]);
+/* Build the policy of a POOL_SPEC (@msg, @size bytes; taken over) as `corral run` would, gate
+ * included, and keep it as a key if its fingerprint is @fp. 0, or -errno with @why. */
+int pool_key_add(struct pool_state *ps, char *msg, size_t size, char *why, size_t why_size);
+/* A ready sandbox of @k, checked (alive, built against the same paths), or NULL with @why. */
+struct pool_sandbox *pool_key_take(struct pool_state *ps, struct pool_key *k, char *why,
+				   size_t size);
+/* Everything of @k, its sandboxes discarded. */
+void pool_key_drop(struct pool_state *ps, struct pool_key *k);
+/* The paths' identities now. */
+void pool_snap_take(const struct cr_policy *p, struct pool_snap *ret);
+
+/* The pool's loop on @listen_fd until POOL_STOP (pool-server.c). 0 or -errno. */
+int pool_serve(int listen_fd, const char *socket_path, unsigned size);

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/* `corral pool`: a per-user process that keeps pre-built, never-used sandboxes ready, so that
+ * `corral run` starts a command in one at warm speed (docs/pool.md). This header is the door's:
+ * the verb's entry point, and the client `corral run` calls once its policy has passed the gate. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "launcher/driver.h"
+
+struct json_object;
+
+enum cr_pool_mode {
+	CR_POOL_AUTO,	 /* through the pool when one runs and can serve the policy, else cold */
+	CR_POOL_REQUIRE, /* through the pool, or fail (exit 125) */
+	CR_POOL_NEVER,	 /* always cold */
+	_CR_POOL_MODE_MAX,
+	_CR_POOL_MODE_INVALID = -EINVAL,
+};
+
+/* "auto", "require", "never" and back. */
+enum cr_pool_mode cr_pool_mode_from_string(const char *s);
+const char *cr_pool_mode_to_string(enum cr_pool_mode m);
+
+/* The mode of a run: @opt (--pool) if given (not NULL), else CORRAL_POOL from @env, else auto. 
+ * -EINVAL with @msg for a value that is none of the three. */
+int cr_pool_mode_resolve(const char *opt, char *const *env, enum cr_pool_mode *ret, char *msg,
+			 size_t size);
+
+struct cr_pool_call {
+	const struct cr_policy *policy; /* built and allowed by the gate */
+	int argc;			/* `corral run`'s arguments, for the pool to build the */
+	char **argv;			/* same policy itself (POOL_SPEC) */
+	char *const *env;		/* corral's environment */
+};
+
+struct cr_pool_result {
+	struct cr_outcome outcome;
+	bool timed_out;
+	double duration_ms;
+	struct json_object *enforced; /* the pool's report of its sandbox; the caller's to put */
+	char reason[512];	      /* why the pool did not run it (-EAGAIN, -ENOENT, -EPIPE) */
+};
+
+/* Run @call's command in one of the pool's sandboxes, relaying SIGINT, SIGTERM and SIGHUP to it.
+ * 0: it ran, @ret has the outcome. -ENOENT: no pool is running; -EAGAIN: the pool cannot serve
+ * this policy now (the command did not start: run it cold); -EPIPE: the pool ended during the
+ * run (the command ended with it). The reason is in ret->reason. */
+int cr_pool_run(const struct cr_pool_call *call, struct cr_pool_result *ret);
+
+/* `corral pool start|stop|status|serve`. Returns the exit status. */
+int cr_pool_main(int argc, char **argv);
+extern const char cr_pool_usage[];
+
+/* Add "via" (@via: "pool" or "cold") and, when not empty, "pool_fallback" (@note: why a run
+ * went cold) to the JSON status @st. 0 or -ENOMEM. */
+int cr_pool_status(struct json_object *st, const char *via, const char *note);
