@@ -336,10 +336,9 @@ static bool via_pool(struct run_state *s, enum cr_pool_mode mode, const struct c
 		record_error(s, "pool", r == -EPIPE ? r : -ENOENT, res.reason);
 		return true;
 	}
-	if (r == -ENOENT)
-		cr_debug("pool: %s; running cold", res.reason);
-	else
-		cr_log_warning("pool: running cold: %s", res.reason);
+	/* Cold is the same sandbox, only slower: the status says why (pool_fallback), stderr
+	 * only with -v, so that a running pool adds no line to runs it cannot serve. */
+	cr_debug("pool: %s; running cold", res.reason);
 	return false;
 }
 

@@ -174,8 +174,11 @@ for m in $MODES; do
 
 	# Fallback: a policy the pool cannot serve runs cold and says why.
 	prun "$m" "$ws" "$CR_OUT/st.json" --keep-fd 2 -- true
-	is "$m: --keep-fd runs cold, the reason in the status and on stderr" \
-		'[ "$RC" = 0 ] && via "$CR_OUT/st.json" cold && grep -q "\"pool_fallback\":\"--keep-fd" "$CR_OUT/st.json" && [[ $ERR == *"running cold"* ]]'
+	is "$m: --keep-fd runs cold, the reason in the status, nothing on stderr" \
+		'[ "$RC" = 0 ] && via "$CR_OUT/st.json" cold && grep -q "\"pool_fallback\":\"--keep-fd" "$CR_OUT/st.json" && [ -z "$ERR" ]'
+	prun "$m" "$ws" "$CR_OUT/st.json" -v --keep-fd 2 -- true
+	is "$m: ... and with -v the reason on stderr" \
+		'[ "$RC" = 0 ] && via "$CR_OUT/st.json" cold && [[ $ERR == *"--keep-fd"*"running cold"* ]]'
 	prun "$m" "$ws" "$CR_OUT/st.json" --pool=never -- true
 	is "$m: --pool=never runs cold" '[ "$RC" = 0 ] && via "$CR_OUT/st.json" cold'
 
