@@ -155,6 +155,27 @@ static unsigned needed_ctls(const struct cr_limits *l)
 
 /* --- stale run directories and teardown ----------------------------------------------------- */
 
+static int destroy_dir(const char *path, bool v2);
+
+/* The cgroups a sandbox made under its own (a corral run inside it, with the cgroup file system
+ * bound in): each must go before its parent can. */
+static void destroy_children(const char *path, bool v2, unsigned depth)
+{
+	DIR *d = depth < 8 ? opendir(path) : NULL;
+	struct dirent *de;
+	char child[PATH_MAX];
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (de->d_type == DT_DIR && de->d_name[0] != '.' &&
+		    snprintf(child, sizeof(child), "%s/%s", path, de->d_name) < (int)sizeof(child)) {
+			destroy_children(child, v2, depth + 1);
+			(void)destroy_dir(child, v2);
+		}
+	(void)closedir(d);
+}
+
 /* Kill what is in @path, then remove it. The processes die asynchronously; rmdir is retried. */
 static int destroy_dir(const char *path, bool v2)
 {
@@ -163,6 +184,8 @@ static int destroy_dir(const char *path, bool v2)
 
 	if (fd < 0)
 		return errno == ENOENT ? 0 : negative_errno();
+	if (rmdir(path) < 0 && errno == EBUSY)
+		destroy_children(path, v2, 0);
 	for (int i = 0; i < DESTROY_TRIES; i++) {
 		if (rmdir(path) == 0 || errno == ENOENT)
 			return 0;

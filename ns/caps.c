@@ -26,3 +26,22 @@ int cr_caps_drop_all(void)
 	}
 	return 0;
 }
+
+int cr_caps_keep(uint64_t caps, bool inheritable, bool ambient)
+{
+	capng_type_t sets = CAPNG_EFFECTIVE | CAPNG_PERMITTED | CAPNG_BOUNDING_SET |
+			    (inheritable || ambient ? CAPNG_INHERITABLE : 0) |
+			    (ambient ? CAPNG_AMBIENT : 0);
+	int r;
+
+	capng_clear(CAPNG_SELECT_ALL);
+	for (unsigned c = 0; c < 64; c++)
+		if ((caps & (1ull << c)) && capng_capability_to_name(c))
+			(void)capng_update(CAPNG_ADD, sets, c);
+	r = capng_apply(CAPNG_SELECT_ALL);
+	if (r != 0) {
+		cr_debug("capng_apply() returned %d", r);
+		return -EPERM;
+	}
+	return 0;
+}

@@ -2,7 +2,15 @@
 /* Privilege drop before exec. */
 #pragma once
 
+#include <stdbool.h>
+#include <stdint.h>
+
 /* Lock the securebits (no root fix-ups, no ambient raise), then empty every capability set:
  * bounding, ambient, inheritable, effective and permitted. 0 or -errno (-EPERM when libcap-ng
  * could not apply; its own codes are not errnos and are only logged at debug level). */
 int cr_caps_drop_all(void);
+
+/* Keep exactly @caps (bit N: capability N) in the effective, permitted and bounding sets, with
+ * @inheritable in the inheritable one, and with @ambient in the inheritable and ambient ones
+ * (what a uid other than 0 needs to keep them across execve); nothing else. 0 or -errno. */
+int cr_caps_keep(uint64_t caps, bool inheritable, bool ambient);

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -62,19 +64,24 @@ static int close_fds(struct cr_child_ctx *ctx)
  * entry (leading, trailing or doubled ':') means the working directory. Returns -errno. */
 int cr_exec_command(char *const argv[], char *const envp[])
 {
+	return cr_exec_file(argv[0], argv, envp);
+}
+
+int cr_exec_file(const char *file, char *const argv[], char *const envp[])
+{
 	const char *path = cr_env_get(envp, "PATH") ?: CR_DEFAULT_PATH;
 	char buf[PATH_MAX];
 	bool saw_eacces = false;
 
-	if (strchr(argv[0], '/')) {
-		execve(argv[0], argv, envp);
+	if (strchr(file, '/')) {
+		execve(file, argv, envp);
 		return negative_errno();
 	}
 	for (const char *p = path;; p++) {
 		const char *end = strchrnul(p, ':');
 		int len = (int)(end - p);
 
-		if (snprintf(buf, sizeof(buf), "%.*s/%s", len ? len : 1, len ? p : ".", argv[0]) <
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", len ? len : 1, len ? p : ".", file) <
 		    (int)sizeof(buf)) {
 			execve(buf, argv, envp);
 			if (errno == EACCES)
@@ -107,6 +114,49 @@ static int redirect_stdio(const struct cr_policy *p)
 	return 0;
 }
 
+/* An explicit policy's command: PWD says where it starts, and argv[0] may be another name than
+ * the file executed. */
+static int exec_explicit(struct cr_child_ctx *ctx)
+{
+	const struct cr_policy *p = ctx->policy;
+	size_t n = 0, argc = 0;
+	char cwd[PATH_MAX + 4] = "PWD=";
+
+	while (p->env && p->env[n])
+		n++;
+	while (p->argv[argc])
+		argc++;
+	char *env[n + 2], *argv[argc + 1];
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(p->env[i], "PWD=", 4) != 0)
+			env[k++] = p->env[i];
+	if (getcwd(cwd + 4, sizeof(cwd) - 4))
+		env[k++] = cwd;
+	env[k] = NULL;
+	memcpy(argv, p->argv, (argc + 1) * sizeof(char *));
+	if (p->ex.argv0)
+		argv[0] = p->ex.argv0;
+	return cr_exec_file(p->argv[0], argv, env);
+}
+
+/* An explicit policy's own seccomp programs, after corral's filter, in the order given. */
+static int install_programs(const struct cr_policy *p)
+{
+	for (size_t i = 0; i < p->ex.n_seccomp_programs; i++) {
+		struct sock_fprog prog = {
+			.len = (unsigned short)(p->ex.seccomp_programs[i].size /
+						sizeof(struct sock_filter)),
+			.filter = p->ex.seccomp_programs[i].insns,
+		};
+
+		if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+			return negative_errno();
+	}
+	return 0;
+}
+
 _Noreturn void cr_command_main(struct cr_child_ctx *ctx)
 {
 	struct cr_child_msg msg = { .type = CR_MSG_ERROR };
@@ -124,11 +174,14 @@ _Noreturn void cr_command_main(struct cr_child_ctx *ctx)
 		r = close_fds(ctx);
 	if (r < 0) {
 		msg.stage = CR_STAGE_FDS;
-	} else if ((r = cr_seccomp_install(ctx->seccomp)) < 0) {
+	} else if ((r = cr_seccomp_install(ctx->seccomp)) < 0 ||
+		   (r = install_programs(ctx->policy)) < 0) {
 		/* The syscall filter: last before execve, after no_new_privs (set by pid 1 and
 		 * inherited), so that nothing of corral's own setup has to pass it. Pid 1 stays
 		 * unfiltered. */
 		msg.stage = CR_STAGE_SECCOMP;
+	} else if (ctx->policy->ex.on) {
+		r = exec_explicit(ctx);
 	} else {
 		r = cr_exec_command(ctx->policy->argv, ctx->policy->env);
 		msg.stage = CR_STAGE_EXEC;
@@ -146,8 +199,8 @@ static void forward_signal(int sig)
 	/* Past the deadline, corral's SIGTERM is the timeout's, which pid 1 may have sent. */
 	if (sig == SIGTERM && cr_jobs_timeout_term())
 		return;
-	/* From pid 1, -1 means every other process in the namespace. */
-	(void)kill(-1, sig);
+	/* From pid 1, every other process in the namespace. */
+	(void)cr_jobs_kill_all(sig);
 	errno = saved;
 }
 
@@ -201,9 +254,42 @@ static int start_forwarder(struct cr_child_ctx *ctx)
 	return pid < 0 ? pid : 0;
 }
 
+/* An explicit policy's lock files: init holds a read lock on each while the sandbox lives, so
+ * that whoever waits for a write lock learns when it ended. Returns how many descriptors it
+ * put in @fds, or -errno. */
+static int take_locks(const struct cr_policy *p, int *fds, size_t max)
+{
+	size_t n = 0;
+
+	for (char **l = p->ex.lock_files; l && *l && n < max; l++) {
+		struct flock lk = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
+		int fd = open(*l, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0 || fcntl(fd, F_SETLK, &lk) < 0)
+			return negative_errno();
+		fds[n++] = fd;
+	}
+	return (int)n;
+}
+
+/* An explicit policy's block descriptor: the command starts once it has data or is closed. */
+static int wait_block_fd(const struct cr_policy *p)
+{
+	char c;
+
+	if (!p->ex.on || p->ex.block_fd < 0)
+		return 0;
+	while (read(p->ex.block_fd, &c, 1) < 0)
+		if (errno != EINTR)
+			return negative_errno();
+	return 0;
+}
+
 _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 {
 	enum cr_stage failed = CR_STAGE_SYNC;
+	int keep[18] = { ctx->msg_fd, ctx->parent_stat_fd };
+	size_t n_keep = 2;
 	pid_t cmd;
 	int r, status;
 
@@ -224,7 +310,7 @@ _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 	/* The command runs as the same uid as this process: without this it could read our
 	 * descriptors through /proc/1/fd, or write forged reports into the pipe. The command gets
 	 * its own dumpable flag back at execve. */
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+	if (!ctx->policy->ex.init_dumpable && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
 		report_error(ctx, CR_STAGE_FORK, negative_errno());
 		_exit(CR_EXIT_SETUP_SILENT);
 	}
@@ -238,6 +324,20 @@ _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 	/* A warm sandbox (corral serve): no command; pid 1 keeps workers ready instead. */
 	if (ctx->warm_pool)
 		cr_zygote_main(ctx);
+	r = wait_block_fd(ctx->policy);
+	if (r < 0) {
+		report_error(ctx, CR_STAGE_FORK, r);
+		_exit(CR_EXIT_SETUP_SILENT);
+	}
+	/* --as-pid-1: no init before the command; the parent reads its end from its wait status. */
+	if (ctx->policy->ex.as_pid_1)
+		cr_command_main(ctx);
+	r = take_locks(ctx->policy, keep + 2, ELEMENTSOF(keep) - 2);
+	if (r < 0) {
+		report_error(ctx, CR_STAGE_FORK, r);
+		_exit(CR_EXIT_SETUP_SILENT);
+	}
+	n_keep = 2 + (size_t)r;
 	cmd = fork();
 	if (cmd < 0) {
 		report_error(ctx, CR_STAGE_FORK, negative_errno());
@@ -245,10 +345,11 @@ _Noreturn void cr_child_main(struct cr_child_ctx *ctx)
 	}
 	if (cmd == 0)
 		cr_command_main(ctx);
+	cr_jobs_set_command(cmd);
 	/* pid 1 needs nothing of what corral was started with but the report pipe, and corral's
 	 * state to follow it; if it cannot drop the rest, the sandbox ends (the command with it:
 	 * pid 1 of its namespace). */
-	r = cr_close_all_except(3, (int[]){ ctx->msg_fd, ctx->parent_stat_fd }, 2);
+	r = cr_close_all_except(3, keep, n_keep);
 	if (r < 0) {
 		report_error(ctx, CR_STAGE_FDS, r);
 		_exit(CR_EXIT_SETUP_SILENT);

@@ -102,6 +102,8 @@ static const char *const synthetic_roots[] = { "/proc", "/dev" };
 
 static int check_policy(const struct cr_policy *p, struct cr_setup_error *err)
 {
+	if (p->ex.on)
+		goto ids;
 	for (size_t i = 0; i < p->n_paths; i++)
 		for (size_t j = 0; j < ELEMENTSOF(synthetic_roots); j++)
 			if (cr_path_is_within(p->paths[i].path, synthetic_roots[j])) {
@@ -118,6 +120,7 @@ static int check_policy(const struct cr_policy *p, struct cr_setup_error *err)
 				  p->workspace, synthetic_roots[j]);
 			return -EINVAL;
 		}
+ids:
 	if (geteuid() != getuid()) {
 		set_error(err, CR_STAGE_CREDS, EPERM,
 			  "corral is running set-uid; it must be run by the user it sandboxes");
@@ -170,6 +173,14 @@ static uint64_t host_ram(void)
 	return ram;
 }
 
+static bool no_limits(const struct cr_limits *lim)
+{
+	for (int l = 0; l < _CR_LIMIT_MAX; l++)
+		if (lim->value[l] != CR_LIMIT_UNSET && lim->value[l] != CR_LIMIT_INFINITY)
+			return false;
+	return true;
+}
+
 /* The run's cgroups and rlimits, then the sizes of its tmpfs mounts, which the memory limit
  * bounds. A limit given on the command line that cannot be enforced is a warning, or with
  * --limits=required a failure (stage "limits"). */
@@ -180,6 +191,8 @@ static int prepare_limits(struct cr_run *run, struct cr_setup_error *err)
 	char msg[512] = "", v[32];
 	int r;
 
+	if (run->policy->ex.on && no_limits(&lim))
+		return 0; /* an explicit policy that asks for none: no cgroup, no rlimit */
 	if (lim.value[CR_LIMIT_MEMORY] == CR_LIMIT_UNSET) /* as for pids: a default, not set */
 		lim.value[CR_LIMIT_MEMORY] = cr_limit_default_memory(host_ram());
 	r = cr_cgroup_create(&lim, &run->cgroup, msg, sizeof(msg));
@@ -247,7 +260,7 @@ static int prepare_idmapped(struct cr_run *run, struct cr_seccomp *seccomp,
 	size_t n = 0;
 	int r;
 
-	if (getuid() != 0)
+	if (getuid() != 0 || run->policy->ex.on)
 		return 0;
 	r = cr_idmap_plan(&run->ctx.plan, &run->ctx.idmap, &run->idmap_helpers, &n, msg,
 			  sizeof(msg));
@@ -345,9 +358,15 @@ static int linux_prepare(const struct cr_policy *p, struct cr_run **ret,
 		.sync_w = -EBADF,
 		.ctx = { .policy = p, .sync_fd = -EBADF, .msg_fd = -EBADF,
 			 .proxy_fd = proxy ? cr_proxy_sandbox_fd(proxy) : -EBADF,
-			 .proxy_listen_fd = -EBADF, .parent_stat_fd = -EBADF },
+			 .proxy_listen_fd = -EBADF, .parent_stat_fd = -EBADF, .proc_fd = -EBADF },
 	};
-	cr_idmap_compute(getuid(), getgid(), p->map_root, p->uid, p->gid, &run->ctx.idmap);
+	if (p->ex.on) {
+		run->clone_flags = cr_ns_explicit_clone_flags(p->ex.namespaces);
+		run->ctx.idmap = (struct cr_idmap){ .inside_uid = p->ex.uid, .outside_uid = getuid(),
+						    .inside_gid = p->ex.gid, .outside_gid = getgid() };
+	} else {
+		cr_idmap_compute(getuid(), getgid(), p->map_root, p->uid, p->gid, &run->ctx.idmap);
+	}
 	r = cr_mount_plan_build(p, &cr_host_view_real, &run->ctx.plan);
 	if (r < 0)
 		return r;
@@ -366,7 +385,8 @@ static int linux_prepare(const struct cr_policy *p, struct cr_run **ret,
 		cr_landlock_plan_done(&run->ctx.landlock);
 		return r;
 	}
-	warn_unwritable_workspace(p, &run->ctx.idmap, &run->ctx.plan);
+	if (!p->ex.on)
+		warn_unwritable_workspace(p, &run->ctx.idmap, &run->ctx.plan);
 	for (size_t i = 0; i < run->ctx.plan.n_ops; i++) {
 		const struct cr_mount_op *op = &run->ctx.plan.ops[i];
 		const char *src = op->kind == CR_MOUNT_TEXT ? NULL : op->src; /* not the id */
@@ -490,6 +510,11 @@ static int start_child(struct cr_run *run, int *sync_w)
 	bool in_cgroup;
 	pid_t pid;
 
+	r = cr_ns_explicit_enter(run->policy, &run->error);
+	if (r < 0) {
+		run->have_error = true;
+		return r;
+	}
 	r = make_pipes(sync_pipe, msg_pipe);
 	if (r < 0)
 		return r;
@@ -552,7 +577,7 @@ static int spawn_sandbox(struct cr_run *run)
 
 	/* Root's supplementary groups (0 among them) would otherwise follow it into the sandbox,
 	 * where setgroups is denied and they could never be dropped. */
-	if (getuid() == 0 && setgroups(0, NULL) < 0)
+	if (getuid() == 0 && !run->policy->ex.on && setgroups(0, NULL) < 0)
 		return negative_errno();
 	r = start_child(run, &run->sync_w);
 	if (r < 0 || run->degraded)
@@ -568,7 +593,7 @@ static int spawn_sandbox(struct cr_run *run)
 			return r;
 		}
 	}
-	r = cr_idmap_write(run->pid, &run->ctx.idmap, &file);
+	r = run->clone_flags & CLONE_NEWUSER ? cr_idmap_write(run->pid, &run->ctx.idmap, &file) : 0;
 	if (r < 0) {
 		set_error(&run->error, CR_STAGE_UID_MAP, -r, "cannot write %s of the sandbox: %s",
 			  file, strerror(-r));
@@ -801,11 +826,12 @@ static int linux_wait(struct cr_run *run, int64_t timeout_ms, struct cr_outcome 
 		if (!run->reaped && waitpid(run->pid, &run->init_status, WNOHANG) == run->pid)
 			run->reaped = true;
 	}
-	if (run->degraded && !run->have_exit) {
+	if ((run->degraded || run->policy->ex.as_pid_1) && !run->have_exit && !run->have_error) {
 		/* No pid 1 reports: the child is the command. What it left behind goes now. */
 		run->have_exit = true;
 		run->cmd_status = run->init_status;
-		cr_degraded_kill(run->degraded, run->pid, 0, true);
+		if (run->degraded)
+			cr_degraded_kill(run->degraded, run->pid, 0, true);
 	}
 	cr_cgroup_events(run->cgroup, &run->oom_killed, &run->pids_limit_hit);
 	fill_outcome(run, ret);

@@ -38,11 +38,26 @@ bool cr_jobs_stat_stopped(const char *stat, size_t n)
 	return p && (size_t)(p - stat) + 2 < n && p[1] == ' ' && p[2] == 'T';
 }
 
+/* Every other process of the sandbox: kill(-1) from pid 1 of its own pid namespace. An explicit
+ * policy may share the caller's pid namespace, where kill(-1) would reach every process the
+ * caller may signal: there, only the command (cr_jobs_set_command()). */
+static pid_t only_pid;
+
+void cr_jobs_set_command(pid_t pid)
+{
+	only_pid = getpid() == 1 ? 0 : pid;
+}
+
+int cr_jobs_kill_all(int sig)
+{
+	return kill(only_pid > 0 ? only_pid : -1, sig);
+}
+
 static void stop_all(bool by_watch)
 {
 	if (jobs.stopped || jobs.phase)
 		return;
-	(void)kill(-1, SIGSTOP); /* from pid 1: every other process of the namespace */
+	(void)cr_jobs_kill_all(SIGSTOP); /* from pid 1: every other process of the namespace */
 	jobs.stopped = true;
 	jobs.by_watch = by_watch;
 }
@@ -51,7 +66,7 @@ static void continue_all(void)
 {
 	if (!jobs.stopped)
 		return;
-	(void)kill(-1, SIGCONT);
+	(void)cr_jobs_kill_all(SIGCONT);
 	jobs.stopped = jobs.by_watch = false;
 }
 
@@ -63,7 +78,7 @@ static void timeout_term(void)
 
 	jobs.phase = 1;
 	(void)!write(jobs.msg_fd, &msg, sizeof(msg));
-	(void)kill(-1, SIGTERM);
+	(void)cr_jobs_kill_all(SIGTERM);
 	continue_all();
 }
 
@@ -77,7 +92,7 @@ static void on_tick(int sig)
 	if (jobs.deadline_ns && !jobs.phase && now >= jobs.deadline_ns)
 		timeout_term();
 	if (jobs.phase == 1 && now >= jobs.kill_ns) {
-		(void)kill(-1, SIGKILL);
+		(void)cr_jobs_kill_all(SIGKILL);
 		jobs.phase = 2;
 	}
 	if (jobs.stat_fd >= 0 && !jobs.phase) {

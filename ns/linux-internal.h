@@ -44,6 +44,13 @@ enum cr_stage {
 
 const char *cr_stage_to_string(enum cr_stage stage);
 
+/* An explicit policy's namespaces (enum cr_ns_bit) as clone flags, a mount namespace always. */
+unsigned long cr_ns_explicit_clone_flags(unsigned ns);
+/* Enter the user and pid namespaces an explicit policy was given (setns), in corral's own
+ * process before clone, so that the sandbox is made in the one and starts in the other. 0, or
+ * -errno with @err filled. */
+int cr_ns_explicit_enter(const struct cr_policy *p, struct cr_setup_error *err);
+
 enum cr_msg_type {
 	CR_MSG_ERROR = 1, /* a setup stage, or execve, failed */
 	CR_MSG_EXIT,	  /* the command ended; status is its wait status */
@@ -80,6 +87,8 @@ struct cr_child_ctx {
 	int proxy_listen_fd; /* allow_hosts: 127.0.0.1:3128, bound by stage loopback; else -EBADF */
 	unsigned warm_pool;  /* a warm sandbox (ns/zygote.c): workers pid 1 keeps ready; 0: a run */
 	int warm_fd;	     /* with warm_pool: pid 1's end of the control socket */
+	int proc_fd;	     /* explicit policies: the /proc pid 1 started with, for what it does
+			      * after the root changed; or -EBADF */
 	int parent_stat_fd;  /* corral's /proc/PID/stat, watched by pid 1 (ns/jobs.c); or -EBADF */
 	int64_t deadline_ns; /* --timeout as a CLOCK_MONOTONIC time, kept by pid 1 too; 0: none */
 	uint64_t kill_after_ms; /* --kill-after: SIGKILL this long after the deadline's SIGTERM */
@@ -103,6 +112,8 @@ _Noreturn void cr_command_main(struct cr_child_ctx *ctx);
  * fallback. Returns only on failure: -errno (-ENOENT: no PATH entry had it, -EACCES: one had it
  * but it could not be executed). Shared by the command of a run and a warm sandbox's runner. */
 int cr_exec_command(char *const argv[], char *const envp[]);
+/* The same, executing @file (looked up as argv[0] would be) with @argv as it is. */
+int cr_exec_file(const char *file, char *const argv[], char *const envp[]);
 /* Job control and the deadline in pid 1 (ns/jobs.c), every CR_JOBS_TICK_MS while the command
  * runs. cr_jobs_start(): after the command's fork, with SIGTSTP, SIGCONT and SIGALRM blocked;
  * installs their handlers and the timer. 0 or -errno. */
@@ -111,6 +122,10 @@ int cr_jobs_start(const struct cr_child_ctx *ctx);
 /* In pid 1's SIGTERM handler: true if the deadline has passed, the SIGTERM then being the
  * timeout's, which goes to the sandbox once (and false before: forward it). */
 bool cr_jobs_timeout_term(void);
+/* Whom cr_jobs_kill_all() signals: every other process of the pid namespace when pid 1 of its
+ * own, else only @pid, the command. Set before the signal handlers run. */
+void cr_jobs_set_command(pid_t pid);
+int cr_jobs_kill_all(int sig);
 /* Whether the text of a /proc/PID/stat (@n bytes, perhaps cut short after the state) says the
  * process is stopped by a signal (state T). */
 bool cr_jobs_stat_stopped(const char *stat, size_t n);
@@ -124,3 +139,16 @@ int cr_mounts_pivot(const char *root);
  * the session's, with the plan's read-only knobs under it. 0, or -errno with the mount in @msg. */
 int cr_mounts_worker_proc(const struct cr_mount_plan *plan, char *msg, size_t size);
 int cr_mounts_seal(struct cr_child_ctx *ctx);
+/* Clone the tree at @src_fd (with its submounts if @recursive), set @attrs (MOUNT_ATTR_*) on all
+ * of it, attach it at @target_fd. 0 or -errno. */
+int cr_mounts_attach_clone(int src_fd, int target_fd, uint64_t attrs, bool recursive);
+/* Mount a fresh file system of @type on the directory open at @target_fd. 0 or -errno. */
+int cr_mounts_fs(int target_fd, const char *type, unsigned long flags, const char *data);
+/* One operation of an explicit filesystem (CR_MNT_EXPLICIT) under @root_fd, the new root not
+ * yet pivoted into (ns/mounts-explicit.c). 0, or -errno with a sentence in ctx->detail. */
+/* An explicit operation's source, in the child's mount namespace: the caller's path with
+ * symlinks followed (or the descriptor it passed, found again by its path), cloned at once with
+ * what is mounted under it, before the new root covers anything. A descriptor, -ENOENT (with
+ * ctx->detail empty: an optional source that is missing) or -errno with ctx->detail set. */
+int cr_mounts_explicit_source(struct cr_child_ctx *ctx, struct cr_mount_op *op);
+int cr_mounts_explicit_one(struct cr_child_ctx *ctx, const struct cr_mount_op *op, int root_fd);

@@ -97,14 +97,17 @@ const char *cr_mount_kind_to_string(enum cr_mount_kind kind)
 		[CR_MOUNT_PROC] = "proc",     [CR_MOUNT_DEVPTS] = "devpts",
 		[CR_MOUNT_DEVICE] = "device", [CR_MOUNT_SYMLINK] = "symlink",
 		[CR_MOUNT_NULL] = "hide",     [CR_MOUNT_RDONLY] = "rdonly",
-		[CR_MOUNT_TEXT] = "text",
+		[CR_MOUNT_TEXT] = "text",     [CR_MOUNT_DIR] = "dir",
+		[CR_MOUNT_CHMOD] = "chmod",   [CR_MOUNT_REMOUNT_RO] = "remount-ro",
+		[CR_MOUNT_MQUEUE] = "mqueue", [CR_MOUNT_DATA] = "data",
+		[CR_MOUNT_OVERLAY] = "overlay", [CR_MOUNT_OVERLAY_SRC] = "overlay-src",
 	};
 
 	return kind < _CR_MOUNT_KIND_MAX ? names[kind] : "?";
 }
 
-static int add(struct cr_mount_plan *plan, enum cr_mount_kind kind, unsigned flags, unsigned mode,
-	       const char *src, const char *dst)
+int cr_mount_plan_add(struct cr_mount_plan *plan, enum cr_mount_kind kind, unsigned flags,
+		      unsigned mode, const char *src, const char *dst)
 {
 	struct cr_mount_op *ops, *op;
 
@@ -121,6 +124,8 @@ static int add(struct cr_mount_plan *plan, enum cr_mount_kind kind, unsigned fla
 		return -ENOMEM;
 	return 0;
 }
+
+#define add cr_mount_plan_add
 
 static int add_system(struct cr_mount_plan *plan, const struct cr_host_view *host)
 {
@@ -312,6 +317,15 @@ int cr_mount_plan_build(const struct cr_policy *p, const struct cr_host_view *ho
 	struct cr_mount_plan plan = {};
 	int r;
 
+	if (p->ex.on) {
+		r = cr_mount_plan_explicit(p, host, &plan);
+		if (r < 0) {
+			cr_mount_plan_done(&plan);
+			return r;
+		}
+		*ret = plan;
+		return 0;
+	}
 	r = add_system(&plan, host);
 	if (r >= 0)
 		r = add_proc_dev_tmp(&plan);
@@ -387,7 +401,8 @@ enum cr_tmpfs_basis cr_mount_plan_size_tmpfs(struct cr_mount_plan *plan, uint64_
 		struct cr_mount_op *op = &plan->ops[i];
 		uint64_t size = budget;
 
-		if (op->kind != CR_MOUNT_TMPFS || !(op->flags & CR_MNT_WRITABLE))
+		if (op->kind != CR_MOUNT_TMPFS || !(op->flags & CR_MNT_WRITABLE) ||
+		    (op->flags & CR_MNT_SIZED))
 			continue;
 		if (basis != CR_TMPFS_CGROUP)
 			size /= tmpfs_divisor(op);

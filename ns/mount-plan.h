@@ -19,6 +19,16 @@ enum cr_mount_kind {
 	CR_MOUNT_NULL,	  /* /dev/null bound over a file, to hide it */
 	CR_MOUNT_RDONLY,  /* make dst, already in the new root, read-only (e.g. /proc/sys) */
 	CR_MOUNT_TEXT,	  /* a read-only file holding the text src, made by corral, bound over dst */
+	/* An explicit filesystem's (cr_policy.fs_ops, ns/mounts-explicit.c): */
+	CR_MOUNT_DIR,	     /* a directory at dst with @mode, unless one is there */
+	CR_MOUNT_CHMOD,	     /* dst's mode becomes @mode */
+	CR_MOUNT_REMOUNT_RO, /* the mount at dst and those under it become read-only */
+	CR_MOUNT_MQUEUE,     /* an mqueue file system at dst */
+	CR_MOUNT_DATA,	     /* a file holding @size bytes of src, at dst (CR_MNT_COPY) or bound */
+	CR_MOUNT_OVERLAY,    /* overlayfs at dst from the @size OVERLAY_SRC ops after it: lower
+			      * layers in the caller's order, then (CR_MNT_WRITABLE without
+			      * CR_MNT_COPY) upper and work; CR_MNT_COPY: upper on a private tmpfs */
+	CR_MOUNT_OVERLAY_SRC, /* a directory of the overlay before it: src, opened early */
 	_CR_MOUNT_KIND_MAX,
 };
 
@@ -33,6 +43,12 @@ enum cr_mount_flags {
 				   * TEXT op's src is then a value, wiped when the plan is freed */
 	CR_MNT_IDMAPPED = 1 << 5, /* a writable bind root made in the parent: src_fd is a detached,
 				   * idmapped, nosuid and nodev tree to attach as it is (ns/idmap.h) */
+	CR_MNT_DEVICES = 1 << 6,  /* explicit binds: device nodes under it keep working */
+	CR_MNT_EXPLICIT = 1 << 7, /* from cr_policy.fs_ops: sources and destinations follow
+				   * symlinks (destinations inside the new root), mount points are
+				   * made as the caller's command line says (ns/mounts-explicit.c) */
+	CR_MNT_COPY = 1 << 8,	  /* DATA: written at dst, not bound over it */
+	CR_MNT_SIZED = 1 << 9,	  /* tmpfs: its size is the caller's (0: the kernel's default) */
 };
 
 struct cr_mount_op {
@@ -86,6 +102,14 @@ extern const char *const cr_mount_plan_system_dirs[];
  * kernel knobs read-only, a minimal /dev, a private /tmp and $HOME, then the workspace and the
  * user's paths parent-first, then a random machine id over the host's, then the --secret-file
  * values on a private tmpfs (CR_SECRETS_DIR). 0 or -errno. */
+/* Append one operation to @plan, copying @src and @dst. 0 or -ENOMEM. */
+int cr_mount_plan_add(struct cr_mount_plan *plan, enum cr_mount_kind kind, unsigned flags,
+		      unsigned mode, const char *src, const char *dst);
+/* The plan of an explicit policy (cr_policy.ex.on): its fs_ops in order, each --dev expanded,
+ * then (ex.harden_proc) /proc's kernel knobs read-only wherever a /proc shows. 0 or -errno. */
+int cr_mount_plan_explicit(const struct cr_policy *policy, const struct cr_host_view *host,
+			   struct cr_mount_plan *plan);
+
 int cr_mount_plan_build(const struct cr_policy *policy, const struct cr_host_view *host,
 			struct cr_mount_plan *ret_plan);
 void cr_mount_plan_done(struct cr_mount_plan *plan);

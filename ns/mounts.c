@@ -33,10 +33,17 @@ int cr_mounts_open_sources(struct cr_child_ctx *ctx)
 		int fd;
 
 		if ((op->kind != CR_MOUNT_BIND && op->kind != CR_MOUNT_DEVICE &&
-		     op->kind != CR_MOUNT_NULL) ||
+		     op->kind != CR_MOUNT_NULL && op->kind != CR_MOUNT_OVERLAY_SRC) ||
 		    (op->flags & CR_MNT_IDMAPPED))
 			continue;
-		fd = cr_open_path_nofollow(op->src);
+		if (op->flags & CR_MNT_EXPLICIT) {
+			fd = cr_mounts_explicit_source(ctx, op);
+			if (fd < 0 && ctx->detail[0])
+				return fd;
+		} else if (op->src_fd >= 0)
+			continue;
+		else
+			fd = cr_open_path_nofollow(op->src);
 		if (fd == -ENOENT && (op->flags & CR_MNT_OPTIONAL))
 			continue;
 		if (fd < 0)
@@ -108,7 +115,7 @@ static int set_attr(int fd, uint64_t set, bool recursive)
 }
 
 /* Clone the tree at @src_fd, set @attrs on all of it, attach it at @target_fd. */
-static int attach_clone(int src_fd, int target_fd, uint64_t attrs, bool recursive)
+int cr_mounts_attach_clone(int src_fd, int target_fd, uint64_t attrs, bool recursive)
 {
 	_cleanup_close_ int tree = -EBADF;
 	int r;
@@ -139,7 +146,7 @@ static int attach_text(int root_fd, const char *text, unsigned mode, int target_
 		return negative_errno();
 	r = write(fd, text, len) == (ssize_t)len ? 0 : -EIO;
 	if (r >= 0)
-		r = attach_clone(fd, target_fd,
+		r = cr_mounts_attach_clone(fd, target_fd,
 				 MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 					 MOUNT_ATTR_NOEXEC,
 				 false);
@@ -148,7 +155,7 @@ static int attach_text(int root_fd, const char *text, unsigned mode, int target_
 	return r;
 }
 
-static int mount_fs(int target_fd, const char *type, unsigned long flags, const char *data)
+int cr_mounts_fs(int target_fd, const char *type, unsigned long flags, const char *data)
 {
 	char target[64];
 
@@ -192,17 +199,17 @@ static int apply_one(const struct cr_mount_op *op, int root_fd)
 					  MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0
 				       ? negative_errno()
 				       : 0;
-		return attach_clone(op->src_fd, target,
+		return cr_mounts_attach_clone(op->src_fd, target,
 				    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 					    (op->flags & CR_MNT_WRITABLE ? 0 : MOUNT_ATTR_RDONLY),
 				    true);
 	case CR_MOUNT_DEVICE:
-		return attach_clone(op->src_fd, target, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, false);
+		return cr_mounts_attach_clone(op->src_fd, target, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, false);
 	case CR_MOUNT_NULL:
-		return attach_clone(op->src_fd, target,
+		return cr_mounts_attach_clone(op->src_fd, target,
 				    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC | MOUNT_ATTR_RDONLY, false);
 	case CR_MOUNT_RDONLY:
-		return attach_clone(target, target,
+		return cr_mounts_attach_clone(target, target,
 				    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 					    MOUNT_ATTR_NOEXEC,
 				    !file);
@@ -215,11 +222,11 @@ static int apply_one(const struct cr_mount_op *op, int root_fd)
 				       (unsigned long long)op->nr_inodes);
 		else
 			(void)snprintf(data, sizeof(data), "mode=%04o", op->mode);
-		return mount_fs(target, "tmpfs", MS_NOSUID | MS_NODEV, data);
+		return cr_mounts_fs(target, "tmpfs", MS_NOSUID | MS_NODEV, data);
 	case CR_MOUNT_PROC:
-		return mount_fs(target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+		return cr_mounts_fs(target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 	case CR_MOUNT_DEVPTS:
-		return mount_fs(target, "devpts", MS_NOSUID | MS_NOEXEC,
+		return cr_mounts_fs(target, "devpts", MS_NOSUID | MS_NOEXEC,
 				"newinstance,ptmxmode=0666,mode=620");
 	default:
 		return -EINVAL;
@@ -234,18 +241,34 @@ static bool host_src(const struct cr_mount_op *op)
 int cr_mounts_apply(struct cr_child_ctx *ctx, const char *root)
 {
 	_cleanup_close_ int root_fd = -EBADF;
+	mode_t old_umask;
 	int r;
 
 	root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root_fd < 0)
 		return detail(ctx, negative_errno(), "cannot open the new root", root);
+	/* An explicit filesystem's modes are the caller's, exactly (the umask is back after). */
+	old_umask = umask(0);
+	if (!ctx->policy->ex.on)
+		(void)umask(old_umask);
 	for (size_t i = 0; i < ctx->plan.n_ops; i++) {
 		struct cr_mount_op *op = &ctx->plan.ops[i];
 
-		r = apply_one(op, root_fd);
+		/* Its operations name paths, and a bind of / covers the root opened before. */
+		if (ctx->policy->ex.on && i > 0) {
+			closep(&root_fd);
+			root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (root_fd < 0)
+				return detail(ctx, negative_errno(), "cannot open the new root", root);
+		}
+		ctx->detail[0] = '\0';
+		r = op->flags & CR_MNT_EXPLICIT ? cr_mounts_explicit_one(ctx, op, root_fd)
+						: apply_one(op, root_fd);
 		closep(&op->src_fd);
 		if (op->flags & CR_MNT_SECRET && op->src) /* in the file now: pid 1 needs no copy */
 			explicit_bzero(op->src, strlen(op->src));
+		if (r < 0 && ctx->detail[0])
+			return r;
 		if (r < 0) {
 			(void)snprintf(ctx->detail, sizeof(ctx->detail), "%s %s%s%s",
 				       cr_mount_kind_to_string(op->kind), op->dst,
@@ -253,6 +276,7 @@ int cr_mounts_apply(struct cr_child_ctx *ctx, const char *root)
 			return r;
 		}
 	}
+	(void)umask(old_umask);
 	return 0;
 }
 

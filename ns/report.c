@@ -11,6 +11,7 @@
 #include "launcher/policy/secret.h"
 #include "landlock/landlock.h"
 #include "launcher/base/macro.h"
+#include "zygote.h"
 #include "mount-plan.h"
 #include "ns.h"
 #include "ns/net/proxy.h"
@@ -229,7 +230,9 @@ int cr_ns_report(const struct cr_run *run, json_object *o)
 	r = r ?: cr_json_add(o, "environment", env_keys(p->env));
 	r = r ?: cr_json_add(o, "secrets", cr_secrets_json(p->secrets, p->n_secrets));
 	r = r ?: cr_json_add(o, "kept_fds", fd_list(p));
-	r = r ?: cr_json_add(o, "hostname", json_object_new_string(p->hostname));
+	r = r ?: (p->hostname ? cr_json_add(o, "hostname", json_object_new_string(p->hostname))
+			      : cr_json_add_null(o, "hostname"));
+	r = r ?: cr_json_add(o, "init_pid", json_object_new_int(cr_ns_run_pid(run)));
 	r = r ?: cr_json_add(o, "machine_id", plan_paths(plan, MACHINE_ID));
 	r = r ?: cr_json_add(o, "limits", cr_limits_report_json(cr_ns_run_limits(run)));
 	r = r ?: cr_json_add(o, "landlock", cr_landlock_report(cr_ns_run_landlock(run)));

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "cgroup/cgroup.h"
 #include "linux-internal.h"
 #include "launcher/base/log.h"
+#include "launcher/policy/env.h"
 #include "launcher/base/macro.h"
 #include "ns/net/net.h"
 #include "ns/net/proxy.h"
@@ -64,8 +66,9 @@ static int stage_sync(struct cr_child_ctx *ctx)
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		return negative_errno();
 	/* A new session without a controlling terminal: TIOCSTI cannot push keystrokes into the
-	 * caller's terminal, and terminal signals reach corral, which forwards them. */
-	if (setsid() < 0)
+	 * caller's terminal, and terminal signals reach corral, which forwards them. An explicit
+	 * policy says whether it wants one. */
+	if ((!ctx->policy->ex.on || ctx->policy->ex.new_session) && setsid() < 0)
 		return negative_errno();
 	if (read(ctx->sync_fd, &c, 1) != 1)
 		_exit(CR_EXIT_SETUP_SILENT); /* the parent failed or died; it reports */
@@ -126,6 +129,11 @@ static int stage_userns_limit(struct cr_child_ctx *ctx)
 {
 	_cleanup_close_ int fd = -EBADF;
 
+	if (ctx->policy->ex.on) {
+		/* Its user namespace is made after the root changed (explicit_userns()). */
+		ctx->proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		return ctx->proc_fd < 0 ? negative_errno() : 0;
+	}
 	/* The limit belongs to the sandbox's own user namespace and binds everything in it: with
 	 * no nested user namespace, the command can never regain capabilities to create any other
 	 * namespace either. */
@@ -159,6 +167,9 @@ static int stage_pivot(struct cr_child_ctx *ctx)
 
 static int stage_remount_ro(struct cr_child_ctx *ctx)
 {
+	/* An explicit filesystem is as its operations left it (--remount-ro is one). */
+	if (ctx->policy->ex.on)
+		return 0;
 	return cr_mounts_seal(ctx);
 }
 
@@ -166,7 +177,8 @@ static int stage_loopback(struct cr_child_ctx *ctx)
 {
 	int r;
 
-	if (ctx->policy->net == CR_NET_HOST)
+	if (ctx->policy->net == CR_NET_HOST ||
+	    (ctx->policy->ex.on && !(ctx->policy->ex.namespaces & CR_NS_NET)))
 		return 0;
 	r = cr_net_loopback_up();
 	if (r < 0 || ctx->policy->net != CR_NET_HOSTS)
@@ -185,13 +197,30 @@ static int stage_loopback(struct cr_child_ctx *ctx)
 
 static int stage_hostname(struct cr_child_ctx *ctx)
 {
+	if (!ctx->policy->hostname)
+		return 0;
 	if (sethostname(ctx->policy->hostname, strlen(ctx->policy->hostname)) < 0)
 		return negative_errno();
 	return 0;
 }
 
+/* An explicit policy without a working directory of its own: the caller's if the sandbox shows
+ * it, else $HOME, else /. */
+static int cwd_fallback(struct cr_child_ctx *ctx)
+{
+	const char *home = cr_env_get(ctx->policy->env, "HOME");
+
+	if (ctx->policy->cwd && chdir(ctx->policy->cwd) == 0)
+		return 0;
+	if (home && chdir(home) == 0)
+		return 0;
+	return chdir("/") < 0 ? negative_errno() : 0;
+}
+
 static int stage_cwd(struct cr_child_ctx *ctx)
 {
+	if (ctx->policy->ex.on && ctx->policy->ex.cwd_fallback)
+		return cwd_fallback(ctx);
 	if (chdir(ctx->policy->cwd) < 0) {
 		int r = negative_errno();
 
@@ -210,10 +239,73 @@ static int stage_cwd(struct cr_child_ctx *ctx)
 	return 0;
 }
 
+static int write_proc(int proc_fd, const char *file, const char *text)
+{
+	_cleanup_close_ int fd = openat(proc_fd, file, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return negative_errno();
+	return write(fd, text, strlen(text)) == (ssize_t)strlen(text) ? 0 : negative_errno();
+}
+
+/* An explicit policy that forbids user namespaces: at most one more in the sandbox's own (the
+ * limit counts there), which this process makes at once and enters, so that the command, inside
+ * it, can neither make another nor raise the limit again. Then, if asked, a check that no user
+ * namespace can be made. */
+static int explicit_userns(struct cr_child_ctx *ctx)
+{
+	const struct cr_explicit *ex = &ctx->policy->ex;
+	char map[64];
+	int r = 0;
+
+	if (!ex->nested_userns) {
+		r = write_proc(ctx->proc_fd, "sys/user/max_user_namespaces", "1");
+		if (r >= 0 && unshare(CLONE_NEWUSER) < 0)
+			r = negative_errno();
+		if (r >= 0)
+			r = write_proc(ctx->proc_fd, "self/setgroups", "deny");
+		(void)cr_idmap_format(ctx->idmap.inside_uid, ctx->idmap.inside_uid, map, sizeof(map));
+		if (r >= 0)
+			r = write_proc(ctx->proc_fd, "self/uid_map", map);
+		(void)cr_idmap_format(ctx->idmap.inside_gid, ctx->idmap.inside_gid, map, sizeof(map));
+		if (r >= 0)
+			r = write_proc(ctx->proc_fd, "self/gid_map", map);
+		if (r < 0) {
+			(void)snprintf(ctx->detail, sizeof(ctx->detail), "cannot disable user namespaces");
+			return r;
+		}
+	}
+	closep(&ctx->proc_fd);
+	ctx->proc_fd = -EBADF;
+	if (ex->userns2_fd >= 0 && setns(ex->userns2_fd, CLONE_NEWUSER) < 0) {
+		(void)snprintf(ctx->detail, sizeof(ctx->detail), "Setting userns2 failed");
+		return negative_errno();
+	}
+	if ((!ex->nested_userns || ex->assert_no_userns) && unshare(CLONE_NEWUSER) == 0) {
+		(void)snprintf(ctx->detail, sizeof(ctx->detail),
+			       "creation of new user namespaces was not disabled as requested");
+		return -EEXIST;
+	}
+	return 0;
+}
+
 static int stage_caps(struct cr_child_ctx *ctx)
 {
+	int r;
+
+	if (ctx->policy->ex.on) {
+		r = explicit_userns(ctx);
+		if (r < 0)
+			return r;
+		/* Without user namespaces, no capability either: none could be used to undo it. */
+		if (!ctx->policy->ex.nested_userns)
+			return cr_caps_drop_all();
+	}
 	/* A warm sandbox's pid 1 keeps CAP_SYS_ADMIN (in its own user namespace) to give each
 	 * worker a pid namespace; the workers drop it (ns/zygote.c). */
+	if (ctx->policy->ex.on && ctx->policy->ex.caps)
+		return cr_caps_keep(ctx->policy->ex.caps, ctx->policy->ex.caps_inheritable,
+				    ctx->idmap.inside_uid != 0);
 	return ctx->warm_pool ? cr_zygote_caps() : cr_caps_drop_all();
 }
 
@@ -226,6 +318,8 @@ static int stage_no_new_privs(struct cr_child_ctx *ctx)
 
 static int stage_limits(struct cr_child_ctx *ctx)
 {
+	if (ctx->policy->ex.on && !ctx->cgroup)
+		return 0; /* an explicit policy that asked for no limit: not even RLIMIT_CORE */
 	return cr_rlimits_apply(ctx->rlimits);
 }
 

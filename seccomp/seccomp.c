@@ -180,6 +180,8 @@ static const char *builtin_name(enum cr_seccomp_mode mode, bool ptrace)
 {
 	if (mode == CR_SECCOMP_DEFAULT)
 		return ptrace ? "default-ptrace" : "default";
+	if (mode == CR_SECCOMP_BASIC)
+		return "basic";
 	return ptrace ? "strict-ptrace" : "strict";
 }
 
@@ -198,7 +200,7 @@ int cr_seccomp_prepare(enum cr_seccomp_mode mode, const char *profile_path, bool
 	if (!s)
 		return -ENOMEM;
 	*s = (struct cr_seccomp){ .mode = mode, .spawn = spawn, .ptrace = ptrace, .cache = "none" };
-	if (mode == CR_SECCOMP_DEFAULT || mode == CR_SECCOMP_STRICT)
+	if (mode == CR_SECCOMP_DEFAULT || mode == CR_SECCOMP_STRICT || mode == CR_SECCOMP_BASIC)
 		r = add_builtin(s, builtin_name(mode, ptrace), msg, size);
 	else if (mode == CR_SECCOMP_PROFILE)
 		r = profile_path ? add_profile(s, profile_path, msg, size) : -EINVAL;
@@ -206,8 +208,7 @@ int cr_seccomp_prepare(enum cr_seccomp_mode mode, const char *profile_path, bool
 		r = add_builtin(s, "spawn", msg, size);
 	if (r >= 0 && mode != CR_SECCOMP_OFF) {
 		s->profile = strdup(mode == CR_SECCOMP_PROFILE ? profile_path
-				    : mode == CR_SECCOMP_DEFAULT ? "default"
-								 : "strict");
+							       : builtin_name(mode, false));
 		r = s->profile ? 0 : -ENOMEM;
 	}
 	if (r >= 0 && s->n_progs > 0 && !cr_seccomp_available()) {

@@ -96,6 +96,12 @@ static const char *const default_groups[] = {
 	"@file-handle", "@reboot", "@module", "@raw-io", "@swap", "@clock", "@admin", "@legacy",
 	"@personality", "@tty", "@vsock", NULL,
 };
+/* What no client of the bwrap personality needs, whatever it sandboxes: namespaces, mounts and
+ * ptrace stay (clients make nested sandboxes and debug their own processes). */
+static const char *const basic_groups[] = {
+	"@keyring", "@bpf", "@io-uring", "@userfaultfd", "@reboot", "@module", "@raw-io", "@swap",
+	"@clock", "@tty", "@obsolete", "@line-discipline", NULL,
+};
 static const char *const strict_groups[] = {
 	"@default", "@obsolete", "@process-inspect", "@cpu-emulation", "@vmsplice", "@fanotify",
 	"@line-discipline", "@cachestat", NULL,
@@ -133,6 +139,7 @@ const struct cr_sc_group cr_sc_groups[] = {
 	{ "@strict", "@default and the groups above (--seccomp=strict)", NULL, strict_groups },
 
 	{ "@setid", "set-uid and set-gid bits in chmod, open and mknod modes; openat2 gets ENOSYS (installed with idmapped mounts)", setid_set, NULL },
+	{ "@basic", "what no client of a door needs: keyrings, eBPF, io_uring, userfaultfd, reboot and kexec, modules, raw I/O, swap, the clock, TIOCSTI, obsolete calls, line disciplines (the bwrap personality's hardened mode)", NULL, basic_groups },
 	{ "@spawn", "new processes: fork, vfork, clone without CLONE_THREAD; clone3 gets ENOSYS (--spawn=no)", spawn_set, NULL },
 };
 /* clang-format on */

@@ -42,6 +42,8 @@ LAYERS = [
     ('serve', ['launcher/serve', 'windows']),
     # the OCI runtime door (corral oci): config.json to a struct, the runtime's state files
     ('oci', ['launcher/oci']),
+    # the bwrap personality: bwrap's command line, `corral bwrap` and the `bwrap` executable
+    ('bwrap', ['launcher/bwrap']),
     ('cmd', ['launcher/cmd']),
     # measurement, on top of everything
     ('bench', ['bench']),

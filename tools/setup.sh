@@ -23,10 +23,13 @@ esac
 # iproute2; make and git (with gcc and python3, the seccomp suite's ordinary workloads); the vm
 # suite: qemu-system-x86, busybox-static (the guest's userland), cpio; the valgrind suite:
 # valgrind; the ptrace suite: gdb and strace (Debian packages of those names), which it runs under
-# --profile ci, and gcc's AddressSanitizer (libasan, which gcc already brings).
+# --profile ci, and gcc's AddressSanitizer (libasan, which gcc already brings); the bwrap suite
+# (bubblewrap's own tests against the bwrap personality, ../shared/bwrap-suite): libcap-dev to
+# build the reference, python3-seccomp for its seccomp tests, libcap2-bin (capsh, getpcaps).
 packages=(gcc meson ninja-build pkg-config libmnl-dev libseccomp-dev libcap-ng-dev libinih-dev
 	libbsd-dev libmd-dev libjson-c-dev scdoc libcmocka-dev util-linux procps python3 iproute2
-	jq make git qemu-system-x86 busybox-static cpio valgrind gdb strace)
+	jq make git qemu-system-x86 busybox-static cpio valgrind gdb strace libcap-dev
+	python3-seccomp libcap2-bin)
 . tools/apt-install.sh
 install_missing setup "${packages[@]}"
 
@@ -119,6 +122,11 @@ wrc=0
 ./tools/windows-test.sh || wrc=1
 [ "$wrc" -eq 0 ] || rc=1
 
+# bubblewrap's own tests against the bwrap personality, both modes (tools/bwrap-suite.sh).
+brc=0
+./tools/bwrap-suite.sh build || brc=1
+[ "$brc" -eq 0 ] || rc=1
+
 echo
 if [ -s "$failed" ]; then
 	echo "What failed (the whole logs are printed above, where each failed):"
@@ -131,5 +139,6 @@ echo "asan-integration: $p3 passed, $f3 failed, $s3 skipped"
 echo "asan-soak: $p4 passed, $f4 failed, $s4 skipped"
 echo "fuzz: $([ "$frc" -eq 0 ] && echo passed || echo FAILED) (one line per harness above)"
 echo "windows (wine): $([ "$wrc" -eq 0 ] && echo passed || echo FAILED) (its own summary is above)"
+echo "bwrap-suite: $([ "$brc" -eq 0 ] && echo passed || echo FAILED) (its two lines are above)"
 echo "corral: $((p1 + p2 + p3 + p4)) passed, $((f1 + f2 + f3 + f4)) failed, $((s1 + s2 + s3 + s4)) skipped"
 exit $rc

@@ -9,6 +9,7 @@
 #include "doctor.h"
 #include "profile-cmd.h"
 #include "session-cmd.h"
+#include "launcher/bwrap/bwrap.h"
 #include "launcher/policy/cli.h"
 #include "launcher/base/exit-codes.h"
 #include "launcher/base/log.h"
@@ -44,6 +45,10 @@ static int help(const char *topic)
 		char *args[] = { "oci", "--help", NULL };
 
 		return cr_oci_main(2, args);
+	} else if (topic && strcmp(topic, "bwrap") == 0) {
+		char *args[] = { "bwrap", "--help", NULL };
+
+		return cr_bwrap_main(2, args, "corral bwrap");
 	} else if (topic) {
 		cr_log_error("help: unknown command '%s'", topic);
 		return CR_EXIT_SETUP;
@@ -89,6 +94,8 @@ int main(int argc, char **argv)
 		return cr_check_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "oci") == 0)
 		return cr_oci_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "bwrap") == 0)
+		return cr_bwrap_main(argc - 1, argv + 1, "corral bwrap");
 	if (strcmp(cmd, "help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0)
 		return help(strcmp(cmd, "help") == 0 && argc > 2 ? argv[2] : NULL);
 	if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {

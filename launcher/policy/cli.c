@@ -27,6 +27,7 @@ const char cr_main_usage[] =
 	"  check --shell CMD                how risky a shell command line is: safe, caution,\n"
 	"                                   unknown or dangerous, with the reasons\n"
 	"  doctor [--json]                  show what this host can enforce, and how to fix gaps\n"
+	"  bwrap [OPTIONS] [--] CMD [ARG...] bwrap's command line, run by corral (corral-bwrap(1))\n"
 	"  oci [OPTIONS] COMMAND            corral as an OCI runtime, for podman, containerd and\n"
 	"                                   Docker (started: corral oci --help)\n"
 	"  help [COMMAND]                   show this text, or the options of COMMAND\n"

@@ -20,6 +20,7 @@ static const char *const net_mode_names[_CR_NET_MAX] = {
 static const char *const seccomp_mode_names[_CR_SECCOMP_MAX] = {
 	[CR_SECCOMP_DEFAULT] = "default",
 	[CR_SECCOMP_STRICT] = "strict",
+	[CR_SECCOMP_BASIC] = "basic",
 	[CR_SECCOMP_OFF] = "off",
 	[CR_SECCOMP_PROFILE] = "profile",
 };
@@ -69,7 +70,8 @@ const char *cr_seccomp_mode_to_string(enum cr_seccomp_mode m)
 enum cr_seccomp_mode cr_seccomp_mode_from_string(const char *s)
 {
 	for (int i = 0; i < _CR_SECCOMP_MAX; i++)
-		if (s && i != CR_SECCOMP_PROFILE && strcmp(s, seccomp_mode_names[i]) == 0)
+		if (s && i != CR_SECCOMP_PROFILE && i != CR_SECCOMP_BASIC &&
+		    strcmp(s, seccomp_mode_names[i]) == 0)
 			return i;
 	return _CR_SECCOMP_INVALID;
 }
@@ -106,5 +108,11 @@ void cr_policy_done(struct cr_policy *p)
 	free(p->tcp_connect);
 	free(p->tcp_bind);
 	free(p->seccomp_profile);
+	cr_fs_ops_free(p->fs_ops, p->n_fs_ops);
+	free(p->ex.argv0);
+	for (size_t i = 0; i < p->ex.n_seccomp_programs; i++)
+		free(p->ex.seccomp_programs[i].insns);
+	free(p->ex.seccomp_programs);
+	strv_freep(&p->ex.lock_files);
 	*p = (struct cr_policy){};
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fs-op.h"
 #include "limits.h"
 #include "ports.h"
 
@@ -50,6 +51,9 @@ enum cr_seccomp_mode {
 	CR_SECCOMP_STRICT,  /* the denylist and what an agent's commands do not need either */
 	CR_SECCOMP_OFF,	    /* none, by explicit choice */
 	CR_SECCOMP_PROFILE, /* a user profile: --seccomp-profile FILE */
+	CR_SECCOMP_BASIC,   /* what no client of a door needs (kernel keyrings, eBPF, io_uring,
+			     * modules, kexec...) while mounts, namespaces and ptrace stay: the
+			     * bwrap personality's hardened mode; not a --seccomp value */
 	_CR_SECCOMP_MAX,
 	_CR_SECCOMP_INVALID = -EINVAL,
 };
@@ -69,6 +73,53 @@ enum cr_landlock_mode {
 struct cr_path_rule {
 	char *path; /* absolute and canonical (symlinks and ".." resolved) */
 	enum cr_path_access access;
+};
+
+/* The namespaces an explicit policy unshares (cr_explicit.namespaces); a mount namespace always. */
+enum cr_ns_bit {
+	CR_NS_USER = 1 << 0,
+	CR_NS_PID = 1 << 1,
+	CR_NS_NET = 1 << 2,
+	CR_NS_IPC = 1 << 3,
+	CR_NS_UTS = 1 << 4,
+	CR_NS_CGROUP = 1 << 5,
+};
+
+/* A classic BPF program for seccomp: an array of struct sock_filter, @size bytes. */
+struct cr_bpf_program {
+	void *insns;
+	size_t size;
+};
+
+/* A policy a door describes whole (bwrap's command line, later an OCI config) rather than
+ * corral's default layout: the root from cr_policy.fs_ops, and how the process is set up. With
+ * @on, cr_policy's workspace, paths, pins, home and map_root are not used. */
+struct cr_explicit {
+	bool on;
+	unsigned namespaces;  /* enum cr_ns_bit */
+	bool nested_userns;   /* the command may make user namespaces (false: --disable-userns) */
+	bool assert_no_userns; /* fail unless the command cannot make a user namespace */
+	uint32_t uid, gid;    /* the command's ids inside its user namespace */
+	uint64_t caps;	      /* capabilities kept, bit N for capability N; 0: none */
+	bool caps_inheritable; /* the inheritable set holds them too */
+	bool as_pid_1;	      /* the command is the sandbox's first process: no init before it */
+	bool init_dumpable;   /* the first process stays dumpable, so that the caller (same uid)
+			       * can open its /proc/PID/ns/ to join the sandbox's namespaces; the
+			       * command can then also reach it through /proc */
+	bool new_session;     /* setsid(): the command cannot reach the caller's terminal */
+	bool harden_proc;     /* /proc/sys, /proc/sysrq-trigger... read-only wherever /proc shows */
+	bool cwd_fallback;    /* cr_policy.cwd missing in the sandbox: $HOME, then / (no error) */
+	char *argv0;	      /* the command's argv[0], when not argv[0] itself; NULL: argv[0] */
+	struct cr_bpf_program *seccomp_programs; /* the caller's filters, installed in order after
+						  * corral's own */
+	size_t n_seccomp_programs;
+	int block_fd;	      /* pid 1 waits for this to become readable (EOF) before the command */
+	int userns_block_fd;  /* the parent waits for it after the id maps, before the sync; -1 */
+	int userns_fd;	      /* a user namespace to make the sandbox in (setns), or -1 */
+	int pidns_fd;	      /* a pid namespace to start the sandbox in (setns), or -1 */
+	int userns2_fd;	      /* a user namespace pid 1 enters once the root is built, or -1 */
+	char **lock_files;    /* paths inside the sandbox its init holds a read lock on while it
+			       * lives, NULL-terminated; NULL: none */
 };
 
 struct cr_policy {
@@ -114,6 +165,9 @@ struct cr_policy {
 				 * the pid namespace (the sandbox's own dumpable processes) */
 	struct cr_limits limits; /* --memory, --pids, ...; pids defaults to CR_DEFAULT_PIDS */
 	char **argv;		/* the command, NULL-terminated, argv[0] looked up in the sandbox PATH */
+	struct cr_fs_op *fs_ops; /* with ex.on: the root, built in this order (fs-op.h) */
+	size_t n_fs_ops;
+	struct cr_explicit ex;
 };
 
 const char *cr_path_access_to_string(enum cr_path_access a);

@@ -24,6 +24,7 @@ static const struct program {
 	{ "default-ptrace", "@default", "@ptrace" },
 	{ "strict-ptrace", "@strict", "@ptrace" },
 	{ "setid", "@setid", NULL }, /* installed with idmapped mounts */
+	{ "basic", "@basic", NULL }, /* the bwrap personality's hardened mode */
 };
 static const char *const gen_arches[] = { "x86_64", "aarch64" };
 

@@ -117,7 +117,7 @@ BASE_ENV='"PATH"'
 BASE_ENV+=',"HOME"'
 unset KEEPME
 CR_CLEANUP_HOOK=
-ENFORCED_KEYS=namespaces,uid_map,gid_map,network,loopback,root,read_only,writable,pinned,idmapped,hidden,private,tmpfs,capabilities,no_new_privs,seccomp,new_session,environment,secrets,kept_fds,hostname,machine_id,limits,landlock,degraded,missing_layers
+ENFORCED_KEYS=namespaces,uid_map,gid_map,network,loopback,root,read_only,writable,pinned,idmapped,hidden,private,tmpfs,capabilities,no_new_privs,seccomp,new_session,environment,secrets,kept_fds,hostname,init_pid,machine_id,limits,landlock,degraded,missing_layers
 
 # --- help and version (no sandbox) --------------------------------------------------------------
 

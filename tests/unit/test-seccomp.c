@@ -168,9 +168,9 @@ static int nr_of(const char *name, const char *arch)
 static void test_builtins_present(void **state)
 {
 	static const char *const profiles[] = { "default", "strict", "spawn", "default-ptrace",
-						"strict-ptrace", "setid" };
+						"strict-ptrace", "setid", "basic" };
 
-	assert_int_equal(cr_sc_n_builtins, 12);
+	assert_int_equal(cr_sc_n_builtins, 14);
 	for (size_t p = 0; p < ELEMENTSOF(profiles); p++)
 		for (size_t a = 0; a < ELEMENTSOF(arches); a++) {
 			const struct cr_sc_builtin *b = builtin(profiles[p], arches[a]);
@@ -379,7 +379,7 @@ static int check_entry_cb(const struct cr_sc_entry *e, void *userdata)
 
 static void test_builtins_verdicts(void **state)
 {
-	static const char *const profiles[] = { "default", "strict", "spawn", "setid" };
+	static const char *const profiles[] = { "default", "strict", "spawn", "setid", "basic" };
 
 	for (size_t p = 0; p < ELEMENTSOF(profiles); p++)
 		for (size_t a = 0; a < ELEMENTSOF(arches); a++) {
@@ -405,6 +405,28 @@ static void test_builtins_verdicts(void **state)
 			 CR_SC_ALLOW);
 	assert_int_equal(verdict(builtin("default", "x86_64"), nr_of("clone", "x86_64"), SIGCHLD, 0),
 			 CR_SC_ALLOW);
+}
+
+/* basic (the bwrap personality's hardened mode): what clients need passes, the rest does not. */
+static void test_builtin_basic(void **state)
+{
+	static const char *const allowed[] = { "unshare", "mount", "ptrace", "pivot_root", "setns",
+					       "open_tree", "perf_event_open" };
+	static const char *const refused[] = { "io_uring_setup", "keyctl", "bpf", "init_module",
+					       "kexec_load", "userfaultfd", "settimeofday" };
+
+	for (size_t a = 0; a < ELEMENTSOF(arches); a++) {
+		const struct cr_sc_builtin *b = builtin("basic", arches[a]);
+
+		for (size_t i = 0; i < ELEMENTSOF(allowed); i++)
+			assert_int_equal(verdict(b, nr_of(allowed[i], arches[a]), CLONE_NEWUSER, 0),
+					 CR_SC_ALLOW);
+		for (size_t i = 0; i < ELEMENTSOF(refused); i++)
+			assert_int_equal(verdict(b, nr_of(refused[i], arches[a]), 0, 0),
+					 CR_SC_ERRNO(EPERM));
+		assert_int_equal(verdict(b, nr_of("ioctl", arches[a]), 0, TIOCSTI),
+				 CR_SC_ERRNO(EPERM));
+	}
 }
 
 /* --ptrace=sandbox's programs: the same verdict as default's and strict's for every syscall
@@ -1413,6 +1435,7 @@ int main(void)
 		cmocka_unit_test(test_builtins_structure),
 		cmocka_unit_test(test_builtins_rule_sets),
 		cmocka_unit_test(test_builtins_verdicts),
+		cmocka_unit_test(test_builtin_basic),
 		cmocka_unit_test(test_builtins_ptrace),
 		cmocka_unit_test(test_builtins_allowlist),
 		cmocka_unit_test(test_builtins_other_abis),

@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: MIT */
+/* The bwrap door: bwrap's command line in, the same engine as `corral run`, bwrap's messages,
+ * exit statuses, --info-fd and --json-status-fd out. In hardened mode (the default) it adds
+ * what a correct client cannot tell apart: see corral-bwrap(1). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "bwrap.h"
+#include "launcher/base/fd-util.h"
+#include "launcher/base/ini.h"
+#include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
+#include "launcher/base/macro.h"
+#include "launcher/driver.h"
+#include "launcher/policy/limits.h"
+
+/* The bwrap release whose command line this door speaks. */
+#define CR_BWRAP_COMPAT_VERSION "0.11.1"
+#define CR_BWRAP_CONF "/etc/corral/bwrap.conf"
+
+static bool level_prefix;
+
+static void say(int level, const char *fmt, ...) _printf_(2, 3);
+static void say(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (level_prefix)
+		fprintf(stderr, "<%d>", level);
+	fputs("bwrap: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* CORRAL_BWRAP_MODE, else "mode = " in CR_BWRAP_CONF, else hardened. */
+static int read_mode(enum cr_bwrap_mode *ret)
+{
+	const char *e = getenv("CORRAL_BWRAP_MODE");
+	char line[256];
+	FILE *f;
+
+	*ret = CR_BWRAP_HARDENED;
+	if (e && *e) {
+		*ret = cr_bwrap_mode_from_string(e);
+		if ((int)*ret < 0) {
+			say(3, "CORRAL_BWRAP_MODE=%s: use compat or hardened", e);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	f = fopen(CR_BWRAP_CONF, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char key[32], value[32];
+
+		if (sscanf(line, " %31[a-z_] = %31s", key, value) != 2 || strcmp(key, "mode") != 0)
+			continue;
+		*ret = cr_bwrap_mode_from_string(value);
+		if ((int)*ret < 0) {
+			say(3, "%s: mode = %s: use compat or hardened", CR_BWRAP_CONF, value);
+			(void)fclose(f);
+			return -EINVAL;
+		}
+	}
+	(void)fclose(f);
+	return 0;
+}
+
+static uint64_t caller_caps(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2] = {};
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return 0;
+	return (uint64_t)d[1].effective << 32 | d[0].effective;
+}
+
+/* Every descriptor the caller passed, as bwrap hands them all to the command, but those it
+ * consumes itself. */
+static int inherited_fds(const struct cr_bwrap *b, int **ret, size_t *ret_n)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	size_t n = 0;
+	int *v = NULL;
+
+	if (!d)
+		return negative_errno();
+	while ((e = readdir(d))) {
+		int fd = atoi(e->d_name), *a;
+
+		if (e->d_name[0] == '.' || fd <= 2 || fd == dirfd(d) || fd == b->info_fd ||
+		    fd == b->json_status_fd || fd == b->policy.ex.block_fd ||
+		    fd == b->policy.ex.userns_block_fd)
+			continue;
+		a = reallocarray(v, n + 1, sizeof(int));
+		if (!a) {
+			free(v);
+			(void)closedir(d);
+			return -ENOMEM;
+		}
+		v = a;
+		v[n++] = fd;
+	}
+	(void)closedir(d);
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+/* Hardened mode: what it adds to the policy. */
+static void harden(struct cr_bwrap *b)
+{
+	struct cr_policy *p = &b->policy;
+
+	p->ex.harden_proc = true;
+	p->ex.new_session = true; /* no TIOCSTI into the caller's terminal */
+	p->limits.value[CR_LIMIT_PIDS] = CR_DEFAULT_PIDS;
+	p->limits.set[CR_LIMIT_PIDS] = false;
+	p->seccomp = CR_SECCOMP_BASIC;
+}
+
+/* The "corral" object of --json-status-fd: what corral added to bwrap's semantics. */
+static json_object *corral_json(const struct cr_bwrap *b)
+{
+	json_object *o = json_object_new_object(), *added = json_object_new_array();
+	int r = 0;
+
+	r = r ?: cr_json_add(o, "version", json_object_new_string(CR_VERSION));
+	r = r ?: cr_json_add(o, "mode", json_object_new_string(cr_bwrap_mode_to_string(b->mode)));
+	if (b->mode == CR_BWRAP_HARDENED) {
+		static const char *const names[] = { "proc_knobs_read_only", "new_session",
+						     "pids_limit", "memory_limit", "seccomp_basic",
+						     "root_capabilities_dropped" };
+
+		for (size_t i = 0; added && i < ELEMENTSOF(names); i++)
+			r = r ?: cr_json_append(added, json_object_new_string(names[i]));
+	}
+	r = r ?: cr_json_add(o, "added", added);
+	if (r < 0) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* One document, with each key of the top level on a line of its own, as bwrap writes them
+ * (scripts find "child-pid" with sed). */
+static void write_json(int fd, json_object *o, bool pretty)
+{
+	_cleanup_free_ char *text = NULL;
+
+	if (fd < 0 || !o)
+		return;
+	text = cr_json_text(o, (pretty ? JSON_C_TO_STRING_PRETTY : 0) | JSON_C_TO_STRING_SPACED |
+				       JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (text) {
+		(void)cr_write_all(fd, text, strlen(text));
+		(void)cr_write_all(fd, "\n", 1);
+	}
+}
+
+/* The document --info-fd gets, and --json-status-fd first: the sandbox's first process (its
+ * pid on the host) and the namespaces it is in. */
+static json_object *info_json(const struct cr_bwrap *b, int pid)
+{
+	static const char *const ns[] = { "cgroup", "ipc", "mnt", "net", "pid", "uts" };
+	json_object *o = json_object_new_object();
+	int r = cr_json_add(o, "child-pid", json_object_new_int(pid));
+
+	for (size_t i = 0; i < ELEMENTSOF(ns) && r >= 0; i++) {
+		char path[64], key[32];
+		struct stat st;
+
+		(void)snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, ns[i]);
+		(void)snprintf(key, sizeof(key), "%s-namespace", ns[i]);
+		if (stat(path, &st) == 0)
+			r = cr_json_add(o, key, json_object_new_int64((int64_t)st.st_ino));
+	}
+	if (r < 0) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+static int init_pid(const struct cr_driver *drv, struct cr_run *run)
+{
+	json_object *o = json_object_new_object(), *v;
+	int pid = -1;
+
+	if (o && drv->report(run, o) >= 0 && json_object_object_get_ex(o, "init_pid", &v))
+		pid = json_object_get_int(v);
+	json_object_put(o);
+	return pid;
+}
+
+static void report_started(const struct cr_bwrap *b, const struct cr_driver *drv,
+			   struct cr_run *run)
+{
+	json_object *info, *corral;
+
+	if (b->info_fd < 0 && b->json_status_fd < 0)
+		return;
+	info = info_json(b, init_pid(drv, run));
+	write_json(b->info_fd, info, true);
+	if (b->info_fd >= 0)
+		(void)close(b->info_fd);
+	corral = corral_json(b);
+	if (info && corral && json_object_object_add(info, "corral", corral) == 0)
+		corral = NULL;
+	json_object_put(corral);
+	write_json(b->json_status_fd, info, true);
+	json_object_put(info);
+}
+
+/* A setup error in bwrap's words, where a client matches them. */
+static void say_error(const struct cr_setup_error *e, const char *cmd)
+{
+	if (strcmp(e->stage, "exec") == 0)
+		say(3, "execvp %s: %s", cmd, strerror(e->err));
+	else if (strcmp(e->stage, "clone") == 0 && (e->err == EPERM || e->err == ENOSPC ||
+						     e->err == EACCES || e->err == EINVAL))
+		say(3, "No permissions to create a new namespace, likely because the kernel does not allow non-privileged user namespaces (%s)",
+		    e->message);
+	else if (strcmp(e->stage, "uid_map") == 0)
+		say(3, "setting up uid map: %s", strerror(e->err));
+	else if (strcmp(e->stage, "loopback") == 0)
+		say(3, "loopback: Failed RTM_NEWADDR: %s", strerror(e->err));
+	else
+		say(3, "%s", e->message);
+}
+
+static int exit_status(const struct cr_bwrap *b, const struct cr_outcome *o)
+{
+	json_object *st = json_object_new_object();
+	int code = 1;
+
+	if (o->kind == CR_OUTCOME_EXITED)
+		code = o->status;
+	else if (o->kind == CR_OUTCOME_SIGNALED)
+		code = 128 + o->status;
+	else
+		say_error(&o->error, b->policy.argv[0]);
+	if (st && (o->kind == CR_OUTCOME_EXITED || o->kind == CR_OUTCOME_SIGNALED) &&
+	    cr_json_add(st, "exit-code", json_object_new_int(code)) >= 0)
+		write_json(b->json_status_fd, st, false);
+	json_object_put(st);
+	return code;
+}
+
+static int run(struct cr_bwrap *b)
+{
+	const struct cr_driver *drv = cr_driver_native();
+	struct cr_setup_error err = {};
+	struct cr_outcome o = {};
+	struct cr_run *r = NULL;
+	int k;
+
+	k = drv->prepare(&b->policy, &r, &err);
+	if (k < 0) {
+		if (!err.message[0])
+			(void)snprintf(err.message, sizeof(err.message), "%s", strerror(-k));
+		say_error(&err, b->policy.argv[0]);
+		return 1;
+	}
+	k = drv->spawn(r);
+	if (k >= 0)
+		report_started(b, drv, r);
+	/* A spawn that failed has its reason in the outcome. */
+	k = drv->wait(r, -1, &o);
+	if (k < 0) {
+		say(3, "cannot run the sandbox: %s", strerror(-k));
+		drv->run_free(r);
+		return 1;
+	}
+	drv->run_free(r);
+	return exit_status(b, &o);
+}
+
+int cr_bwrap_main(int argc, char **argv, const char *prog)
+{
+	struct cr_bwrap b;
+	enum cr_bwrap_mode mode;
+	char msg[512];
+	int r;
+
+	/* The option is parsed later; bwrap's caller may die meanwhile. */
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--level-prefix") == 0)
+			level_prefix = true;
+	if (read_mode(&mode) < 0)
+		return 1;
+	r = cr_bwrap_parse(argc, argv, getuid(), getgid(), caller_caps(), mode, &b, msg,
+			   sizeof(msg));
+	level_prefix = b.level_prefix;
+	if (r >= 0 && b.help) {
+		cr_bwrap_usage(prog, stdout);
+		cr_bwrap_done(&b);
+		return 0;
+	}
+	if (r >= 0 && b.version) {
+		/* The first line is bwrap's own, which clients parse. */
+		printf("bubblewrap %s\ncorral %s (bwrap personality, %s mode)\n",
+		       CR_BWRAP_COMPAT_VERSION, CR_VERSION, cr_bwrap_mode_to_string(mode));
+		cr_bwrap_done(&b);
+		return 0;
+	}
+	if (r < 0) {
+		say(3, "%s", msg[0] ? msg : strerror(-r));
+		cr_bwrap_done(&b);
+		return 1;
+	}
+	if (b.n_chdir > 1)
+		say(4, "Only the last --chdir option will take effect");
+	if (b.die_with_parent && (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() == 1)) {
+		cr_bwrap_done(&b);
+		return 1;
+	}
+	if (b.mode == CR_BWRAP_HARDENED)
+		harden(&b);
+	else
+		b.policy.ex.init_dumpable = true; /* bwrap's child can be joined by its caller */
+	r = inherited_fds(&b, &b.policy.keep_fds, &b.policy.n_keep_fds);
+	if (r < 0) {
+		say(3, "cannot list the descriptors to pass on: %s", strerror(-r));
+		cr_bwrap_done(&b);
+		return 1;
+	}
+	r = run(&b);
+	cr_bwrap_done(&b);
+	return r;
+}
