@@ -272,11 +272,17 @@ static int take_locks(const struct cr_policy *p, int *fds, size_t max)
 	return (int)n;
 }
 
-/* An explicit policy's block descriptor: the command starts once it has data or is closed. */
+/* An explicit policy's block descriptor: the command starts once it has data or is closed.
+ * Its ready descriptor first gets one byte and is closed: the sandbox is built and waiting. */
 static int wait_block_fd(const struct cr_policy *p)
 {
 	char c;
 
+	if (p->ex.on && p->ex.ready_fd >= 0) {
+		if (write(p->ex.ready_fd, "r", 1) != 1)
+			return errno ? negative_errno() : -EIO;
+		(void)close(p->ex.ready_fd);
+	}
 	if (!p->ex.on || p->ex.block_fd < 0)
 		return 0;
 	while (read(p->ex.block_fd, &c, 1) < 0)

@@ -114,6 +114,8 @@ struct cr_explicit {
 						  * corral's own */
 	size_t n_seccomp_programs;
 	int block_fd;	      /* pid 1 waits for this to become readable (EOF) before the command */
+	int ready_fd;	      /* pid 1 writes one byte to this and closes it once the sandbox is
+			       * built, before it waits for block_fd (a container's create); -1 */
 	int userns_block_fd;  /* the parent waits for it after the id maps, before the sync; -1 */
 	int userns_fd;	      /* a user namespace to make the sandbox in (setns), or -1 */
 	int pidns_fd;	      /* a pid namespace to start the sandbox in (setns), or -1 */
