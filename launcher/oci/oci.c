@@ -132,8 +132,7 @@ static int cmd_state(const struct oci_opts *o, int argc, char **argv)
 
 static int dispatch(const struct oci_opts *o, int argc, char **argv)
 {
-	static const char *const later[] = { "start", "kill", "delete", "exec", "ps",
-					     "run", "pause", "resume", "update", "events", "list",
+	static const char *const later[] = { "exec", "run", "pause", "resume", "update", "events", "list",
 					     "checkpoint", "restore", "spec", NULL };
 	const char *cmd = argv[0];
 
@@ -143,6 +142,14 @@ static int dispatch(const struct oci_opts *o, int argc, char **argv)
 		return cmd_state(o, argc, argv);
 	if (strcmp(cmd, "create") == 0)
 		return oci_cmd_create(o, argc, argv);
+	if (strcmp(cmd, "start") == 0)
+		return oci_cmd_start(o, argc, argv);
+	if (strcmp(cmd, "kill") == 0)
+		return oci_cmd_kill(o, argc, argv);
+	if (strcmp(cmd, "delete") == 0)
+		return oci_cmd_delete(o, argc, argv);
+	if (strcmp(cmd, "ps") == 0)
+		return oci_cmd_ps(o, argc, argv);
 	if (strcmp(cmd, "help") == 0) {
 		fputs(usage, stdout);
 		return 0;

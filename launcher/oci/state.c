@@ -171,7 +171,7 @@ json_object *cr_oci_state_json(const struct cr_oci_state *s)
 /* --- reading it from the root ----------------------------------------------------------------- */
 
 /* Field 22 of /proc/PID/stat (after the command's closing parenthesis: field 3 is 1 past it);
- * 0 if the process is gone. */
+ * 0 if the process is gone or a zombie. */
 static uint64_t start_time(pid_t pid)
 {
 	char path[64], buf[1024], *p;
@@ -186,6 +186,9 @@ static uint64_t start_time(pid_t pid)
 		return 0;
 	buf[n] = '\0';
 	p = strrchr(buf, ')');
+	/* a zombie ended: its parent (the engine) has not reaped it yet */
+	if (p && (p[1] != ' ' || p[2] == 'Z' || p[2] == 'X'))
+		return 0;
 	for (int field = 2; p && field < 22; field++)
 		p = strchr(p + 1, ' ');
 	if (p && sscanf(p + 1, "%llu", &t) != 1)
