@@ -262,11 +262,6 @@ int oci_run_create(const struct oci_opts *o, const struct create_opts *c,
 	int ready[2] = { -1, -1 }, rep[2] = { -1, -1 }, r;
 	pid_t pid;
 
-	if (config->process.terminal || c->console_socket) {
-		oci_error(o, "create %s: process.terminal: a console (--console-socket) is not implemented yet",
-			  c->id);
-		return OCI_EXIT_FAILED;
-	}
 	r = oci_root(o->root, root, sizeof(root), err, sizeof(err));
 	if (r >= 0)
 		r = dfd = oci_container_mkdir(root, c->id, err, sizeof(err));
