@@ -13,6 +13,7 @@
 #include "launcher/base/macro.h"
 #include "launcher/base/parse-util.h"
 #include "policy.h"
+#include "sysctl.h"
 
 static int fail(char *err, size_t size, int r, const char *fmt, ...) _printf_(4, 5);
 static int fail(char *err, size_t size, int r, const char *fmt, ...)
@@ -303,8 +304,6 @@ static int refuse_unimplemented(const struct cr_oci_config *c, char *err, size_t
 		if (c->n_hooks[k])
 			return fail(err, size, -EOPNOTSUPP, "hooks.%s: hooks are not run yet",
 				    cr_oci_hook_name((enum cr_oci_hook_kind)k));
-	if (c->sysctl.n)
-		return fail(err, size, -EOPNOTSUPP, "linux.sysctl: not implemented yet");
 	if (c->resources.n_devices && !(c->resources.n_devices == 1 && !c->resources.devices[0].allow &&
 					 c->resources.devices[0].type == 'a'))
 		return fail(err, size, -EOPNOTSUPP,
@@ -337,6 +336,7 @@ int cr_oci_policy_build(const struct cr_oci_config *c, const char *bundle,
 	/* no user namespace within the container's own (the engine can forbid that only there;
 	 * elsewhere the seccomp floor refuses new ones) */
 	ret->ex.nested_userns = !(ret->ex.namespaces & CR_NS_USER);
+	r = r ?: cr_oci_sysctl_check(&c->sysctl, ret->ex.namespaces, err, size);
 	r = r ?: add_ids(ret, c, caller, err, size);
 	r = r ?: add_filesystem(ret, c, bundle, err, size);
 	r = r ?: add_limits(ret, c);

@@ -24,6 +24,7 @@
 #include "launcher/status.h"
 #include "run.h"
 #include "state.h"
+#include "sysctl.h"
 
 /* What the monitor tells `create` on its pipe: "ok", or the error. */
 #define REPORT_MAX 1024
@@ -177,12 +178,21 @@ static _Noreturn void monitor_main(struct monitor *m)
 	(void)close(m->policy->ex.ready_fd);
 	(void)close(m->policy->ex.block_fd);
 	if (r >= 0 && read(m->ready_fd, &c, 1) == 1) {
+		char why[512] = "";
+
 		init = init_pid(drv, run);
-		st = state_doc(m, "created", init);
-		r = st ? oci_write_json(m->dfd, "state.json", st) : -ENOMEM;
+		r = cr_oci_sysctl_apply(&m->config->sysctl, init,
+					m->policy->ex.namespaces & CR_NS_USER, why, sizeof(why));
+		if (r >= 0) {
+			st = state_doc(m, "created", init);
+			r = st ? oci_write_json(m->dfd, "state.json", st) : -ENOMEM;
+			if (r < 0)
+				(void)snprintf(why, sizeof(why), "cannot write state.json: %s",
+					       strerror(-r));
+		}
 		if (r < 0)
 			drv->stop(run, true);
-		report(m, r < 0 ? "cannot write state.json: %s" : "ok", strerror(-r));
+		report(m, "%s", r < 0 ? why : "ok");
 	}
 	r = drv->wait(run, -1, &out);
 	if (r < 0)
