@@ -3,12 +3,14 @@
  * doors". The filesystem becomes the policy's explicit, ordered list of operations (fs-op.h),
  * carried out by the Linux driver as it does for the bwrap personality. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "launcher/base/macro.h"
 #include "launcher/base/parse-util.h"
@@ -181,7 +183,54 @@ static int add_filesystem(struct cr_policy *p, const struct cr_oci_config *c, co
 	return r;
 }
 
-/* linux.namespaces: those to make. Joining one by path is not done yet. */
+/* Is the namespace open at @fd the one corral is in? */
+static bool same_as_ours(int fd, enum cr_oci_ns_type t)
+{
+	static const char *const names[_CR_OCI_NS_MAX] = {
+		[CR_OCI_NS_PID] = "pid", [CR_OCI_NS_NETWORK] = "net", [CR_OCI_NS_MOUNT] = "mnt",
+		[CR_OCI_NS_IPC] = "ipc", [CR_OCI_NS_UTS] = "uts", [CR_OCI_NS_USER] = "user",
+		[CR_OCI_NS_CGROUP] = "cgroup", [CR_OCI_NS_TIME] = "time",
+	};
+	char path[64];
+	struct stat a, b;
+
+	(void)snprintf(path, sizeof(path), "/proc/self/ns/%s", names[t]);
+	return fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_ino == b.st_ino &&
+	       a.st_dev == b.st_dev;
+}
+
+/* A namespace given by path (a pod's, made by its pause container): opened now, entered by
+ * the driver before it makes the sandbox. Not the mount namespace: the container's root is
+ * its own. */
+static int join_namespace(struct cr_policy *p, const struct cr_oci_namespace *n, unsigned bit,
+			  size_t i, char *err, size_t size)
+{
+	int fd;
+
+	if (n->type == CR_OCI_NS_MOUNT || n->type == CR_OCI_NS_TIME)
+		return fail(err, size, -EOPNOTSUPP,
+			    "linux.namespaces[%zu].path: joining a %s namespace is not supported", i,
+			    cr_oci_ns_type_name(n->type));
+	fd = open(n->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(err, size, negative_errno(), "linux.namespaces[%zu].path: %s: %m", i,
+			    n->path);
+	if (same_as_ours(fd, n->type)) {
+		(void)close(fd); /* the caller's own: shared, as if not named */
+		return 0;
+	}
+	if (n->type == CR_OCI_NS_USER)
+		p->ex.userns_fd = fd;
+	else if (n->type == CR_OCI_NS_PID)
+		p->ex.pidns_fd = fd;
+	else {
+		p->ex.joins |= bit;
+		p->ex.join_fds[__builtin_ctz(bit)] = fd;
+	}
+	return 0;
+}
+
+/* linux.namespaces: those to make, and those to join. */
 static int add_namespaces(struct cr_policy *p, const struct cr_oci_config *c, char *err,
 			  size_t size)
 {
@@ -194,16 +243,19 @@ static int add_namespaces(struct cr_policy *p, const struct cr_oci_config *c, ch
 	for (size_t i = 0; i < c->n_namespaces; i++) {
 		const struct cr_oci_namespace *n = &c->namespaces[i];
 
-		if (n->path)
-			return fail(err, size, -EOPNOTSUPP,
-				    "linux.namespaces[%zu].path: joining a %s namespace is not implemented yet",
-				    i, cr_oci_ns_type_name(n->type));
+		if (n->path) {
+			int r = join_namespace(p, n, bits[n->type], i, err, size);
+
+			if (r < 0)
+				return r;
+			continue;
+		}
 		if (n->type == CR_OCI_NS_TIME)
 			return fail(err, size, -EOPNOTSUPP,
 				    "linux.namespaces[%zu]: the time namespace is not supported", i);
 		p->ex.namespaces |= bits[n->type];
 	}
-	if (!(p->ex.namespaces & CR_NS_PID))
+	if (!(p->ex.namespaces & CR_NS_PID) && p->ex.pidns_fd < 0)
 		return fail(err, size, -EOPNOTSUPP,
 			    "linux.namespaces: corral runs a container in a pid namespace of its own; one of type pid is needed");
 	return 0;
@@ -336,7 +388,7 @@ int cr_oci_policy_build(const struct cr_oci_config *c, const char *bundle,
 	/* no user namespace within the container's own (the engine can forbid that only there;
 	 * elsewhere the seccomp floor refuses new ones) */
 	ret->ex.nested_userns = !(ret->ex.namespaces & CR_NS_USER);
-	r = r ?: cr_oci_sysctl_check(&c->sysctl, ret->ex.namespaces, err, size);
+	r = r ?: cr_oci_sysctl_check(&c->sysctl, ret->ex.namespaces | ret->ex.joins, err, size);
 	r = r ?: add_ids(ret, c, caller, err, size);
 	r = r ?: add_filesystem(ret, c, bundle, err, size);
 	r = r ?: add_limits(ret, c);

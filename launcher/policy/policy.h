@@ -120,6 +120,10 @@ struct cr_explicit {
 	int userns_fd;	      /* a user namespace to make the sandbox in (setns), or -1 */
 	int pidns_fd;	      /* a pid namespace to start the sandbox in (setns), or -1 */
 	int userns2_fd;	      /* a user namespace pid 1 enters once the root is built, or -1 */
+	unsigned joins;	      /* enum cr_ns_bit: the network, IPC, UTS and cgroup namespaces the
+			       * sandbox is made in (setns to join_fds[bit's index]) rather than
+			       * made new or shared with the caller: a pod's (0: none) */
+	int join_fds[6];
 	char **lock_files;    /* paths inside the sandbox its init holds a read lock on while it
 			       * lives, NULL-terminated; NULL: none */
 };
