@@ -15,6 +15,7 @@
 #include "launcher/base/macro.h"
 #include "launcher/base/parse-util.h"
 #include "policy.h"
+#include "seccomp-spec.h"
 #include "sysctl.h"
 
 static int fail(char *err, size_t size, int r, const char *fmt, ...) _printf_(4, 5);
@@ -349,9 +350,6 @@ static int copy_strv(const struct cr_oci_strv *s, char ***ret)
 
 static int refuse_unimplemented(const struct cr_oci_config *c, char *err, size_t size)
 {
-	if (c->seccomp.present)
-		return fail(err, size, -EOPNOTSUPP,
-			    "linux.seccomp: a bundle's own seccomp profile is not translated yet (corral's built-in denylist applies to every container; leave linux.seccomp out)");
 	for (int k = 0; k < _CR_OCI_HOOK_MAX; k++)
 		if (c->n_hooks[k])
 			return fail(err, size, -EOPNOTSUPP, "hooks.%s: hooks are not run yet",
@@ -392,6 +390,7 @@ int cr_oci_policy_build(const struct cr_oci_config *c, const char *bundle,
 	r = r ?: add_ids(ret, c, caller, err, size);
 	r = r ?: add_filesystem(ret, c, bundle, err, size);
 	r = r ?: add_limits(ret, c);
+	r = r ?: cr_oci_seccomp_compile(&c->seccomp, ret, err, size);
 	r = r ?: copy_strv(&pr->args, &ret->argv);
 	r = r ?: copy_strv(&pr->env, &ret->env);
 	if (r >= 0 && !(ret->cwd = strdup(pr->cwd ? pr->cwd : "/")))
