@@ -70,21 +70,23 @@ make_rootfs() {
 	local d=$1 a
 	mkdir -p "$d"/{bin,etc,proc,sys,dev,tmp,root}
 	cp /bin/busybox "$d/bin/"
-	for a in sh echo cat ls sleep id kill true false hostname touch head wc trap; do
+	for a in sh echo cat ls sleep id kill true false hostname touch head wc mkdir unshare; do
 		ln -sf busybox "$d/bin/$a"
 	done
 	echo 'root:x:0:0:root:/root:/bin/sh' >"$d/etc/passwd"
 	chmod -R a+rX "$d"
 }
 
-# make_bundle MODE DIR ROOTFS SCRIPT: DIR/config.json running `sh -c SCRIPT` in ROOTFS, shaped
+# make_bundle MODE DIR ROOTFS SCRIPT [SECCOMP]: DIR/config.json running `sh -c SCRIPT` in ROOTFS, shaped
 # like `runc spec`'s (the mounts, masked and read-only paths engines send), as root in a user
-# namespace of its own mapped to MODE's uid in user mode.
+# namespace of its own mapped to MODE's uid in user mode. SECCOMP: "deny-mkdir" (a profile that
+# allows all but mkdir) or "allow-all" (one that allows everything).
 make_bundle() {
 	mkdir -p "$2"
-	python3 - "$@" "$(as "$1" id -u)" "$(as "$1" id -g)" <<'EOF'
+	python3 - "$(as "$1" id -u)" "$(as "$1" id -g)" "$@" <<'EOF'
 import json, os, sys
-mode, d, rootfs, script, uid, gid = sys.argv[1:7]
+uid, gid, mode, d, rootfs, script = sys.argv[1:7]
+seccomp = sys.argv[7] if len(sys.argv) > 7 else ""
 caps = ["CAP_KILL", "CAP_NET_BIND_SERVICE", "CAP_AUDIT_WRITE"]
 ns = [{"type": t} for t in ("pid", "network", "ipc", "uts", "mount")]
 c = {"ociVersion": "1.0.2", "root": {"path": rootfs, "readonly": True}, "hostname": "bb",
@@ -107,6 +109,11 @@ if mode == "user":
     ns.append({"type": "user"})
     for k, ids in (("uidMappings", uid), ("gidMappings", gid)):
         c["linux"][k] = [{"containerID": 0, "hostID": int(ids), "size": 1}]
+if seccomp == "deny-mkdir":
+    c["linux"]["seccomp"] = {"defaultAction": "SCMP_ACT_ALLOW", "architectures": ["SCMP_ARCH_X86_64"],
+                             "syscalls": [{"names": ["mkdir", "mkdirat"], "action": "SCMP_ACT_ERRNO"}]}
+elif seccomp == "allow-all":
+    c["linux"]["seccomp"] = {"defaultAction": "SCMP_ACT_ALLOW"}
 json.dump(c, open(os.path.join(d, "config.json"), "w"), indent=1)
 EOF
 }
@@ -278,6 +285,25 @@ for m in $MODES; do
 	is "$m: inside a container /proc/sys and /proc/sysrq-trigger cannot be written, host paths and host pids are not there, the rootfs is read-only, /proc/kcore masked; beside the controls (read /proc/sys, write its /tmp, signal itself)" \
 		'[ "$(grep -c ESC <<<"$out")" = 0 ] && [ "$(grep -c OK- <<<"$out")" = 3 ] && [ ! -e "$rootfs/bin/planted" ]'
 	oci "$m" --root "$broot" delete esc
+
+	# --- a bundle's seccomp profile, over corral's floor -------------------------------------
+	make_bundle "$m" "$bb/sc-deny" "$rootfs" 'mkdir /tmp/d 2>/dev/null && echo MKDIR; touch /tmp/f && echo TOUCH' deny-mkdir
+	make_bundle "$m" "$bb/sc-all" "$rootfs" 'unshare -U true 2>/dev/null && echo ESC-userns; unshare -m true 2>/dev/null && echo ESC-mountns; echo ran' allow-all
+	chmod -R a+rX "$bb"
+	run_box "$m" "$broot" "$bb/sc-deny" scdeny
+	oci "$m" --root "$broot" start scdeny
+	wait_for test -e "$BOX_RES"
+	OUT=$(cat "$BOX_RES" "$BOX_OUT")
+	is "$m: a bundle's seccomp profile applies (mkdir refused) beside what it allows (touch)" \
+		'[ "$(cat "$BOX_RES")" = "exited 0" ] && [ "$(cat "$BOX_OUT")" = TOUCH ]'
+	oci "$m" --root "$broot" delete scdeny
+	run_box "$m" "$broot" "$bb/sc-all" scall
+	oci "$m" --root "$broot" start scall
+	wait_for test -e "$BOX_RES"
+	OUT=$(cat "$BOX_RES" "$BOX_OUT")
+	is "$m: a bundle's allow-everything profile does not lift corral's floor: new user and mount namespaces still refused" \
+		'[ "$(cat "$BOX_RES")" = "exited 0" ] && [ "$(cat "$BOX_OUT")" = ran ] && [ "$(json_get "$(cat "$broot/scall/status.json")" "d[\"enforced\"][\"seccomp\"][\"mode\"]")" = default ]'
+	oci "$m" --root "$broot" delete scall
 
 	oci "$m" frobnicate
 	is "$m: an unknown command: 125" '[ "$RC" = 125 ] && [[ $ERR == *"unknown command '"'"'frobnicate'"'"'"* ]]'
