@@ -26,7 +26,7 @@
 
 
 /* @bundle/config.json, not followed through a symlink, at most CONFIG_MAX bytes, into *@ret. */
-static int read_config(const char *bundle, char **ret, size_t *ret_len, char *err, size_t size)
+int oci_read_config(const char *bundle, char **ret, size_t *ret_len, char *err, size_t size)
 {
 	_cleanup_close_ int dfd = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd = -EBADF;
 	_cleanup_free_ char *buf = NULL;
@@ -121,7 +121,7 @@ static int load(const struct oci_opts *o, const struct create_opts *c, struct cr
 	*config = (struct cr_oci_config){};
 	*policy = (struct cr_policy){};
 	r = cr_oci_id_check(c->id, err, sizeof(err));
-	r = r ?: read_config(c->bundle, &text, &len, err, sizeof(err));
+	r = r ?: oci_read_config(c->bundle, &text, &len, err, sizeof(err));
 	if (r >= 0 && !(bundle = realpath(c->bundle, NULL)))
 		r = snprintf(err, sizeof(err), "bundle %s: %m", c->bundle), negative_errno();
 	if (r < 0) {

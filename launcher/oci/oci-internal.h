@@ -36,3 +36,8 @@ int oci_cmd_start(const struct oci_opts *o, int argc, char **argv);
 int oci_cmd_kill(const struct oci_opts *o, int argc, char **argv);
 int oci_cmd_delete(const struct oci_opts *o, int argc, char **argv);
 int oci_cmd_ps(const struct oci_opts *o, int argc, char **argv);
+/* BUNDLE/config.json, not followed through a symlink, at most 4 MiB, into *@ret (create.c).
+ * 0 or -errno with @err. */
+int oci_read_config(const char *bundle, char **ret, size_t *ret_len, char *err, size_t size);
+/* `exec --process FILE [--detach] [--pid-file FILE] ID` (exec.c). */
+int oci_cmd_exec(const struct oci_opts *o, int argc, char **argv);

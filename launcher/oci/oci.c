@@ -54,7 +54,10 @@ static const char usage[] =
 	"                   killing everything in it)\n"
 	"  ps --format json ID\n"
 	"                   the host pids of the container's processes (JSON array)\n"
-	"  exec             not implemented yet: it fails, saying so\n"
+	"  exec --process FILE [--detach] [--pid-file FILE] ID\n"
+	"                   run the process FILE describes (config.json's \"process\") in the\n"
+	"                   running container ID, as confined as its own; without --detach,\n"
+	"                   wait for it and exit with its status\n"
 	"\n"
 	"Global options:\n"
 	"  --root DIR       where container state lives (default /run/corral-oci for root,\n"
@@ -141,7 +144,7 @@ static int cmd_state(const struct oci_opts *o, int argc, char **argv)
 
 static int dispatch(const struct oci_opts *o, int argc, char **argv)
 {
-	static const char *const later[] = { "exec", "run", "pause", "resume", "update", "events", "list",
+	static const char *const later[] = { "run", "pause", "resume", "update", "events", "list",
 					     "checkpoint", "restore", "spec", NULL };
 	const char *cmd = argv[0];
 
@@ -157,6 +160,8 @@ static int dispatch(const struct oci_opts *o, int argc, char **argv)
 		return oci_cmd_kill(o, argc, argv);
 	if (strcmp(cmd, "delete") == 0)
 		return oci_cmd_delete(o, argc, argv);
+	if (strcmp(cmd, "exec") == 0)
+		return oci_cmd_exec(o, argc, argv);
 	if (strcmp(cmd, "ps") == 0)
 		return oci_cmd_ps(o, argc, argv);
 	if (strcmp(cmd, "help") == 0) {
