@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/nsfs.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -34,6 +36,8 @@ static const struct {
 
 struct target {
 	int ns[ELEMENTSOF(kinds)]; /* -1: the same as ours, not joined */
+	int owner;		   /* the user namespace owning the mount namespace; -1: ours */
+	bool owner_is_init;	   /* ...is the first process's own */
 	int root;
 };
 
@@ -53,6 +57,22 @@ static int open_target(pid_t init, struct target *t, char *msg, size_t size)
 			(void)close(t->ns[i]);
 			t->ns[i] = -1;
 		}
+	}
+	t->owner = t->ns[1] >= 0 ? ioctl(t->ns[1], NS_GET_USERNS) : -1;
+	if (t->owner >= 0) {
+		struct stat a, b;
+
+		(void)snprintf(path, sizeof(path), "/proc/self/ns/user");
+		if (fstat(t->owner, &a) == 0 && stat(path, &b) == 0 && a.st_ino == b.st_ino) {
+			(void)close(t->owner);
+			t->owner = -1;
+		}
+		t->owner_is_init = t->owner >= 0 && t->ns[0] >= 0 && fstat(t->owner, &a) == 0 &&
+				   fstat(t->ns[0], &b) == 0 && a.st_ino == b.st_ino;
+	}
+	if (t->owner < 0 && t->ns[0] >= 0) { /* the first process's own, entered first */
+		t->owner = t->ns[0];
+		t->owner_is_init = true;
 	}
 	(void)snprintf(path, sizeof(path), "/proc/%d/root", (int)init);
 	t->root = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -142,13 +162,24 @@ static _Noreturn void middle(pid_t init, const struct cr_policy *p, const struct
 	pid_t pid;
 
 	join_cgroups(init);
-	for (size_t i = 0; i < ELEMENTSOF(kinds); i++)
+	/* The user namespace that owns the mount namespace first: the sandbox's first process may
+	 * be in one nested in it (no user namespace inside the sandbox), which holds no rights
+	 * over the mounts; that one is entered last, once the others are. */
+	if (t->owner >= 0 && setns(t->owner, CLONE_NEWUSER) < 0) {
+		dprintf(out, "-setns user (the mounts' owner): %s", strerror(errno));
+		_exit(1);
+	}
+	for (size_t i = 1; i < ELEMENTSOF(kinds); i++)
 		if (t->ns[i] >= 0 && setns(t->ns[i], kinds[i].type) < 0) {
 			dprintf(out, "-setns %s: %s", kinds[i].name, strerror(errno));
 			_exit(1);
 		}
 	if (fchdir(t->root) < 0 || chroot(".") < 0) {
 		dprintf(out, "-the sandbox's root: %s", strerror(errno));
+		_exit(1);
+	}
+	if (t->ns[0] >= 0 && !t->owner_is_init && setns(t->ns[0], CLONE_NEWUSER) < 0) {
+		dprintf(out, "-setns user: %s", strerror(errno));
 		_exit(1);
 	}
 	pid = fork();
@@ -165,7 +196,7 @@ static _Noreturn void middle(pid_t init, const struct cr_policy *p, const struct
 pid_t cr_ns_enter(pid_t init, const struct cr_policy *p, char *msg, size_t size)
 {
 	_cleanup_(cr_seccomp_freep) struct cr_seccomp *sc = NULL;
-	struct target t = { .root = -1 };
+	struct target t = { .owner = -1, .root = -1 };
 	int pipefd[2], status, r;
 	char buf[512] = "";
 	ssize_t n;
@@ -189,6 +220,8 @@ pid_t cr_ns_enter(pid_t init, const struct cr_policy *p, char *msg, size_t size)
 		if (t.ns[i] >= 0)
 			(void)close(t.ns[i]);
 	(void)close(t.root);
+	if (t.owner >= 0 && t.owner != t.ns[0])
+		(void)close(t.owner);
 	(void)waitpid(mid, &status, 0);
 	/* "+PID", then the command's own error if its exec failed (the pipe closes at exec) */
 	n = read(pipefd[0], buf, sizeof(buf) - 1);

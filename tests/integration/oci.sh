@@ -171,9 +171,9 @@ for m in $MODES; do
 	log=$CR_TMP/oci-log-$m.json
 	own "$m" "$root"
 	touch "$log" && chown "$uid" "$log"
-	oci "$m" --root "$root" --log "$log" --log-format json exec c9
-	is "$m: exec is not there yet: it fails (exit 1) saying so, on stderr and as a JSON line in --log" \
-		'[ "$RC" = 1 ] && [[ $ERR == "corral oci: exec: not implemented yet"* ]] && [ "$(json_get "$(tail -n 1 "$log")" "[d[\"level\"], d[\"msg\"].startswith(\"exec: not implemented yet\"), len(d[\"time\"])]")" = "['"'"'error'"'"', True, 20]" ]'
+	oci "$m" --root "$root" --log "$log" --log-format json pause c9
+	is "$m: pause is not there yet: it fails (exit 1) saying so, on stderr and as a JSON line in --log" \
+		'[ "$RC" = 1 ] && [[ $ERR == "corral oci: pause: not implemented yet"* ]] && [ "$(json_get "$(tail -n 1 "$log")" "[d[\"level\"], d[\"msg\"].startswith(\"pause: not implemented yet\"), len(d[\"time\"])]")" = "['"'"'error'"'"', True, 20]" ]'
 
 	# --- create: the options engines pass, and config.json read -------------------------------
 	b=$CR_TMP/bundle-$m
@@ -285,6 +285,32 @@ for m in $MODES; do
 	is "$m: inside a container /proc/sys and /proc/sysrq-trigger cannot be written, host paths and host pids are not there, the rootfs is read-only, /proc/kcore masked; beside the controls (read /proc/sys, write its /tmp, signal itself)" \
 		'[ "$(grep -c ESC <<<"$out")" = 0 ] && [ "$(grep -c OK- <<<"$out")" = 3 ] && [ ! -e "$rootfs/bin/planted" ]'
 	oci "$m" --root "$broot" delete esc
+
+	# --- exec into a running container -------------------------------------------------------
+	run_box "$m" "$broot" "$bb/sleep" ex
+	oci "$m" --root "$broot" start ex
+	wait_for grep -q up "$BOX_OUT"
+	proc=$CR_TMP/box-$m/process.json
+	printf '{"args":["sh","-c","echo in $(hostname) as $(id -u); echo 1 > /proc/sys/kernel/core_pattern 2>/dev/null && echo ESC-core; unshare -U true 2>/dev/null && echo ESC-userns; cat %s 2>/dev/null && echo ESC-host; kill -0 %s 2>/dev/null && echo ESC-hostpid; grep -c sleep /proc/1/cmdline; exit 6"],"env":["PATH=/bin"],"cwd":"/tmp","user":{"uid":0,"gid":0}}\n' \
+		"$CR_TMP/canary-$m" "$hpid" >"$proc"
+	chmod a+r "$proc"
+	oci "$m" --root "$broot" exec --process "$proc" --pid-file "$CR_TMP/box-$m/exec.pid" ex
+	is "$m: exec --process runs in the running container (its hostname, its pid 1 the container's), exits with the process's status (6), its pid in --pid-file; and from it /proc/sys, a new user namespace, a host path and a host pid stay out of reach" \
+		'[ "$RC" = 6 ] && [ "$OUT" = "in bb as 0"$'"'\n'"'"1" ] && [ -s "$CR_TMP/box-$m/exec.pid" ]'
+	printf '{"args":["sleep","300"],"env":["PATH=/bin"],"cwd":"/","user":{"uid":0,"gid":0}}\n' >"$proc"
+	# its output is the process's: not a pipe this shell would wait on
+	as "$m" "$CORRAL" oci --root "$broot" exec --process "$proc" --detach --pid-file "$CR_TMP/box-$m/exec.pid" ex \
+		>/dev/null 2>"$CR_TMP/stderr" </dev/null
+	RC=$?
+	epid=$(cat "$CR_TMP/box-$m/exec.pid" 2>/dev/null)
+	oci "$m" --root "$broot" ps --format json ex
+	is "$m: exec --detach returns at once, the process left running in the container (ps lists it)" \
+		'[ "$RC" = 0 ] && [ -n "$epid" ] && [ "$(json_get "$OUT" "$epid in d")" = True ]'
+	oci "$m" --root "$broot" delete --force ex
+	wait_for test ! -e "/proc/$epid"
+	is "$m: delete --force takes the exec'd process too" '[ "$RC" = 0 ] && [ ! -e "/proc/$epid" ]'
+	oci "$m" --root "$broot" exec --process "$proc" ex
+	is "$m: exec into a container that is gone fails" '[ "$RC" = 1 ] && [[ $ERR == *"does not exist"* ]]'
 
 	# --- a bundle's seccomp profile, over corral's floor -------------------------------------
 	make_bundle "$m" "$bb/sc-deny" "$rootfs" 'mkdir /tmp/d 2>/dev/null && echo MKDIR; touch /tmp/f && echo TOUCH' deny-mkdir
