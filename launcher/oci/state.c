@@ -45,12 +45,28 @@ int cr_oci_id_check(const char *id, char *err, size_t size)
 	return 0;
 }
 
+/* Root of a user namespace other than the host's (rootless podman runs its runtime there):
+ * /run is not ours to write. */
+static bool in_user_namespace(void)
+{
+	char map[128] = "";
+	FILE *f = fopen("/proc/self/uid_map", "re");
+	unsigned long a = 0, b = 0, n = 0;
+
+	if (!f)
+		return false;
+	if (!fgets(map, sizeof(map), f))
+		map[0] = '\0';
+	(void)fclose(f);
+	return sscanf(map, "%lu %lu %lu", &a, &b, &n) != 3 || a != 0 || b != 0 || n != 4294967295ul;
+}
+
 int cr_oci_root_default(char *const *envp, char *buf, size_t size, char *err, size_t errsize)
 {
 	const char *xdg = cr_env_get(envp, "XDG_RUNTIME_DIR");
 	int n;
 
-	if (geteuid() == 0)
+	if (geteuid() == 0 && !(in_user_namespace() && xdg && xdg[0] == '/'))
 		n = snprintf(buf, size, "/run/corral-oci");
 	else if (xdg && xdg[0] == '/')
 		n = snprintf(buf, size, "%s/corral-oci", xdg);
