@@ -221,6 +221,11 @@ static int stage_cwd(struct cr_child_ctx *ctx)
 {
 	if (ctx->policy->ex.on && ctx->policy->ex.cwd_fallback)
 		return cwd_fallback(ctx);
+	/* An explicit policy's door words its own message: the directory alone. */
+	if (ctx->policy->ex.on && chdir(ctx->policy->cwd) < 0) {
+		(void)snprintf(ctx->detail, sizeof(ctx->detail), "%s", ctx->policy->cwd);
+		return negative_errno();
+	}
 	if (chdir(ctx->policy->cwd) < 0) {
 		int r = negative_errno();
 

@@ -31,6 +31,7 @@ struct cr_bwrap {
 	int info_fd, json_status_fd, sync_fd;
 	int userns_fd, userns2_fd, pidns_fd;
 	unsigned n_chdir; /* more than one: a warning, as bwrap gives */
+	bool asked_new_session; /* --new-session was given (the door's record, before hardening) */
 };
 
 /* Parse @argv (argv[0] is the program: not an option) into @b, for a caller with @uid and the

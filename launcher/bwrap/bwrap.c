@@ -137,23 +137,41 @@ static void harden(struct cr_bwrap *b)
 	p->seccomp = CR_SECCOMP_BASIC;
 }
 
-/* The "corral" object of --json-status-fd: what corral added to bwrap's semantics. */
-static json_object *corral_json(const struct cr_bwrap *b)
+/* The "corral" object of --json-status-fd: what corral added to bwrap's semantics, and how the
+ * limits and the filter were enforced (from the driver's report: a limit that fell back to an
+ * rlimit, or could not be enforced, says so there). */
+static json_object *corral_json(const struct cr_bwrap *b, json_object *enforced)
 {
-	json_object *o = json_object_new_object(), *added = json_object_new_array();
+	json_object *o = json_object_new_object(), *added = json_object_new_array(), *v;
 	int r = 0;
 
 	r = r ?: cr_json_add(o, "version", json_object_new_string(CR_VERSION));
 	r = r ?: cr_json_add(o, "mode", json_object_new_string(cr_bwrap_mode_to_string(b->mode)));
 	if (b->mode == CR_BWRAP_HARDENED) {
-		static const char *const names[] = { "proc_knobs_read_only", "new_session",
-						     "pids_limit", "memory_limit", "seccomp_basic",
-						     "root_capabilities_dropped" };
+		/* What the caller did not have already: a session it asked for is not added. */
+		const struct {
+			const char *name;
+			bool added;
+		} what[] = {
+			{ "proc_knobs_read_only", true },
+			{ "new_session", !b->asked_new_session },
+			{ "pids_limit", true },
+			{ "memory_limit", true },
+			{ "seccomp_basic", true },
+			{ "root_capabilities_dropped", getuid() == 0 },
+		};
 
-		for (size_t i = 0; added && i < ELEMENTSOF(names); i++)
-			r = r ?: cr_json_append(added, json_object_new_string(names[i]));
+		for (size_t i = 0; added && i < ELEMENTSOF(what); i++)
+			if (what[i].added)
+				r = r ?: cr_json_append(added, json_object_new_string(what[i].name));
 	}
 	r = r ?: cr_json_add(o, "added", added);
+	if (r >= 0 && b->mode == CR_BWRAP_HARDENED && enforced &&
+	    json_object_object_get_ex(enforced, "limits", &v))
+		r = cr_json_add(o, "limits", json_object_get(v));
+	if (r >= 0 && b->mode == CR_BWRAP_HARDENED && enforced &&
+	    json_object_object_get_ex(enforced, "seccomp", &v))
+		r = cr_json_add(o, "seccomp", json_object_get(v));
 	if (r < 0) {
 		json_object_put(o);
 		return NULL;
@@ -201,29 +219,33 @@ static json_object *info_json(const struct cr_bwrap *b, int pid)
 	return o;
 }
 
-static int init_pid(const struct cr_driver *drv, struct cr_run *run)
+static int init_pid(json_object *enforced)
 {
-	json_object *o = json_object_new_object(), *v;
-	int pid = -1;
+	json_object *v;
 
-	if (o && drv->report(run, o) >= 0 && json_object_object_get_ex(o, "init_pid", &v))
-		pid = json_object_get_int(v);
-	json_object_put(o);
-	return pid;
+	return enforced && json_object_object_get_ex(enforced, "init_pid", &v)
+		       ? json_object_get_int(v)
+		       : -1;
 }
 
 static void report_started(const struct cr_bwrap *b, const struct cr_driver *drv,
 			   struct cr_run *run)
 {
-	json_object *info, *corral;
+	json_object *info, *corral, *enforced;
 
 	if (b->info_fd < 0 && b->json_status_fd < 0)
 		return;
-	info = info_json(b, init_pid(drv, run));
+	enforced = json_object_new_object();
+	if (enforced && drv->report(run, enforced) < 0) {
+		json_object_put(enforced);
+		enforced = NULL;
+	}
+	info = info_json(b, init_pid(enforced));
 	write_json(b->info_fd, info, true);
 	if (b->info_fd >= 0)
 		(void)close(b->info_fd);
-	corral = corral_json(b);
+	corral = corral_json(b, enforced);
+	json_object_put(enforced);
 	if (info && corral && json_object_object_add(info, "corral", corral) == 0)
 		corral = NULL;
 	json_object_put(corral);
@@ -240,6 +262,8 @@ static void say_error(const struct cr_setup_error *e, const char *cmd)
 						     e->err == EACCES || e->err == EINVAL))
 		say(3, "No permissions to create a new namespace, likely because the kernel does not allow non-privileged user namespaces (%s)",
 		    e->message);
+	else if (strcmp(e->stage, "cwd") == 0)
+		say(3, "Can't chdir to %s", e->message); /* "DIR: reason" */
 	else if (strcmp(e->stage, "uid_map") == 0)
 		say(3, "setting up uid map: %s", strerror(e->err));
 	else if (strcmp(e->stage, "loopback") == 0)
@@ -334,6 +358,7 @@ int cr_bwrap_main(int argc, char **argv, const char *prog)
 		cr_bwrap_done(&b);
 		return 1;
 	}
+	b.asked_new_session = b.policy.ex.new_session;
 	if (b.mode == CR_BWRAP_HARDENED)
 		harden(&b);
 	else

@@ -70,8 +70,14 @@ static void ensure_std_fds(void)
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
+	const char *base = argv[0] ? strrchr(argv[0], '/') : NULL;
 
 	ensure_std_fds();
+	/* corral installed (or linked) under the name bwrap: the personality, as its own
+	 * executable in $libexecdir/corral is. */
+	base = base ? base + 1 : argv[0];
+	if (base && strcmp(base, "bwrap") == 0)
+		return cr_bwrap_main(argc, argv, argv[0]);
 
 	/* Engines that take one runtime binary path get corral-oci, a link to corral. */
 	if (argc > 0 && strcmp(basename(argv[0]), "corral-oci") == 0)

@@ -118,6 +118,12 @@ for mode in $MODES; do
 		RC=$?
 		is "$mode/$bwmode: --json-status-fd: child-pid, exit-code, the corral object, all JSON" \
 			'[ $RC = 42 ] && jq -s -e ".[0][\"child-pid\"] > 0 and .[0].corral.mode == \"$bwmode\" and .[1][\"exit-code\"] == 42 and ((.[0].corral.added | length > 0) == (\"$bwmode\" == \"hardened\"))" "$CR_TMP/js" >/dev/null'
+		if [ "$bwmode" = hardened ]; then
+			# the memory hog's and the fork bomb's bounds, and how they hold (the default
+			# memory limit needs a memory cgroup: without one, the reason is given)
+			is "$mode/hardened: the memory and pids limits are enforced, and the status says how" \
+				'jq -s -e ".[0].corral.limits.pids.value == 4096 and .[0].corral.limits.pids.mode != \"none\" and .[0].corral.limits.memory.value > 0 and (.[0].corral.limits.memory.mode != \"none\" or (.[0].corral.limits.memory.reason | length > 0)) and .[0].corral.seccomp.profile == \"basic\"" "$CR_TMP/js" >/dev/null'
+		fi
 	done
 done
 
