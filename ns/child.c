@@ -12,6 +12,7 @@
 #include <string.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -170,6 +171,9 @@ _Noreturn void cr_command_main(struct cr_child_ctx *ctx)
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
 
 	r = ctx->policy->redirect_stdio ? redirect_stdio(ctx->policy) : 0;
+	/* A console (an OCI container's terminal): its stdin becomes the session's terminal. */
+	if (r >= 0 && ctx->policy->ex.on && ctx->policy->ex.ctty && ioctl(0, TIOCSCTTY, 0) < 0)
+		r = negative_errno();
 	if (r >= 0)
 		r = close_fds(ctx);
 	if (r < 0) {

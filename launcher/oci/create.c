@@ -129,10 +129,11 @@ static int load(const struct oci_opts *o, const struct create_opts *c, struct cr
 		return OCI_EXIT_FAILED;
 	}
 	r = cr_oci_config_parse(text, len, config, err, sizeof(err));
-	if (r >= 0 && (config->process.terminal || c->console_socket)) {
-		(void)snprintf(err, sizeof(err),
-			       "process.terminal: a console (--console-socket) is not implemented yet");
-		r = -EOPNOTSUPP;
+	if (r >= 0 && config->process.terminal != !!c->console_socket) {
+		(void)snprintf(err, sizeof(err), config->process.terminal
+				       ? "process.terminal: a terminal needs --console-socket"
+				       : "--console-socket: process.terminal is not true");
+		r = -EINVAL;
 	}
 	r = r ?: cr_oci_policy_build(config, bundle, &caller, policy, err, sizeof(err));
 	if (r < 0) {

@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "console.h"
 #include "container.h"
 #include "launcher/base/fd-util.h"
 #include "launcher/base/json-util.h"
@@ -33,6 +34,7 @@ struct monitor {
 	const struct cr_oci_config *config;
 	struct cr_policy *policy;
 	const char *bundle, *id;
+	const char *console_socket; /* NULL: the container gets create's stdio */
 	int dfd;       /* ROOT/ID */
 	int report_fd; /* to create: closed once it knows */
 	int ready_fd;  /* pid 1 writes a byte on the other end once the sandbox is built */
@@ -169,6 +171,21 @@ static _Noreturn void monitor_main(struct monitor *m)
 
 	if (apply_process(m) < 0)
 		_exit(1);
+	if (m->console_socket) {
+		char why[512];
+		int slave;
+
+		r = cr_oci_console(m->console_socket, m->config->process.console_height,
+				   m->config->process.console_width, &slave, why, sizeof(why));
+		if (r < 0) {
+			report(m, "%s", why);
+			_exit(1);
+		}
+		m->policy->redirect_stdio = true;
+		m->policy->ex.ctty = true;
+		for (int i = 0; i < 3; i++)
+			m->policy->stdio[i] = slave;
+	}
 	r = drv->prepare(m->policy, &run, &err);
 	if (r < 0) {
 		report(m, "%s", err.message[0] ? err.message : strerror(-r));
@@ -285,7 +302,8 @@ int oci_run_create(const struct oci_opts *o, const struct create_opts *c,
 	pid = r < 0 ? -1 : fork();
 	if (pid == 0) {
 		struct monitor m = { .config = config, .policy = policy, .bundle = bundle,
-				     .id = c->id, .dfd = dfd, .report_fd = rep[1],
+				     .id = c->id, .console_socket = c->console_socket,
+				     .dfd = dfd, .report_fd = rep[1],
 				     .ready_fd = ready[0] };
 
 		(void)close(rep[0]);

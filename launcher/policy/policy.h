@@ -107,6 +107,8 @@ struct cr_explicit {
 			       * can open its /proc/PID/ns/ to join the sandbox's namespaces; the
 			       * command can then also reach it through /proc */
 	bool new_session;     /* setsid(): the command cannot reach the caller's terminal */
+	bool ctty;	      /* with new_session and redirect_stdio: stdin (a terminal the door
+			       * made) becomes the command's controlling terminal */
 	bool harden_proc;     /* /proc/sys, /proc/sysrq-trigger... read-only wherever /proc shows */
 	bool cwd_fallback;    /* cr_policy.cwd missing in the sandbox: $HOME, then / (no error) */
 	char *argv0;	      /* the command's argv[0], when not argv[0] itself; NULL: argv[0] */
