@@ -312,6 +312,27 @@ for m in $MODES; do
 	oci "$m" --root "$broot" exec --process "$proc" ex
 	is "$m: exec into a container that is gone fails" '[ "$RC" = 1 ] && [[ $ERR == *"does not exist"* ]]'
 
+	# --- a console, as conmon takes it ---------------------------------------------------------
+	make_bundle "$m" "$bb/tty" "$rootfs" 'test -t 0 && test -t 1 && echo on-a-terminal; exit 4'
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["process"]["terminal"] = True; json.dump(d, open(sys.argv[1], "w"))' "$bb/tty/config.json"
+	chmod -R a+rX "$bb"
+	sock=$CR_TMP/box-$m/console.sock
+	as "$m" python3 "$CR_TESTS_DIR/integration/oci-console.py" "$sock" "$CR_TMP/box-$m/console.out" &
+	HOST_PIDS+=($!)
+	wait_for test -S "$sock"
+	BOX_RES=$CR_TMP/box-$m/res-tty
+	(cd "$bb/tty" && as "$m" python3 "$CR_TESTS_DIR/integration/oci-reaper.py" "$CR_TMP/box-$m/pid-tty" "$BOX_RES" -- \
+		"$CORRAL" oci --root "$broot" create --bundle . --console-socket "$sock" --pid-file "$CR_TMP/box-$m/pid-tty" tty \
+		>/dev/null 2>"$CR_TMP/box-$m/tty.err" </dev/null) &
+	wait_for test -s "$CR_TMP/box-$m/pid-tty" -o -e "$BOX_RES"
+	oci "$m" --root "$broot" start tty
+	wait_for test -e "$BOX_RES"
+	wait_for grep -q on-a-terminal "$CR_TMP/box-$m/console.out"
+	OUT=$(cat "$BOX_RES" "$CR_TMP/box-$m/console.out" "$CR_TMP/box-$m/tty.err" 2>&1)
+	is "$m: with process.terminal and --console-socket the terminal's master reaches the socket (SCM_RIGHTS, with its name) and the process's stdin and stdout are that terminal" \
+		'[ "$(cat "$BOX_RES")" = "exited 4" ] && grep -q "^name: /dev/pts/" "$CR_TMP/box-$m/console.out" && grep -q on-a-terminal "$CR_TMP/box-$m/console.out"'
+	oci "$m" --root "$broot" delete tty
+
 	# --- a bundle's seccomp profile, over corral's floor -------------------------------------
 	make_bundle "$m" "$bb/sc-deny" "$rootfs" 'mkdir /tmp/d 2>/dev/null && echo MKDIR; touch /tmp/f && echo TOUCH' deny-mkdir
 	make_bundle "$m" "$bb/sc-all" "$rootfs" 'unshare -U true 2>/dev/null && echo ESC-userns; unshare -m true 2>/dev/null && echo ESC-mountns; echo ran' allow-all
