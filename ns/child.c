@@ -13,6 +13,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -176,6 +177,9 @@ _Noreturn void cr_command_main(struct cr_child_ctx *ctx)
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
 
 	r = ctx->policy->redirect_stdio ? redirect_stdio(ctx->policy) : 0;
+	/* A console (an OCI container's terminal): its stdin becomes the session's terminal. */
+	if (r >= 0 && ctx->policy->ex.on && ctx->policy->ex.ctty && ioctl(0, TIOCSCTTY, 0) < 0)
+		r = negative_errno();
 	if (r >= 0)
 		r = close_fds(ctx);
 	cr_stamp("close_fds");
@@ -280,11 +284,17 @@ static int take_locks(const struct cr_policy *p, int *fds, size_t max)
 	return (int)n;
 }
 
-/* An explicit policy's block descriptor: the command starts once it has data or is closed. */
+/* An explicit policy's block descriptor: the command starts once it has data or is closed.
+ * Its ready descriptor first gets one byte and is closed: the sandbox is built and waiting. */
 static int wait_block_fd(const struct cr_policy *p)
 {
 	char c;
 
+	if (p->ex.on && p->ex.ready_fd >= 0) {
+		if (write(p->ex.ready_fd, "r", 1) != 1)
+			return errno ? negative_errno() : -EIO;
+		(void)close(p->ex.ready_fd);
+	}
 	if (!p->ex.on || p->ex.block_fd < 0)
 		return 0;
 	while (read(p->ex.block_fd, &c, 1) < 0)

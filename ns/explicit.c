@@ -43,10 +43,26 @@ static int enter(int fd, int type, const char *what, struct cr_setup_error *err)
 
 int cr_ns_explicit_enter(const struct cr_policy *p, struct cr_setup_error *err)
 {
+	if (!p->ex.on)
+		return 0;
+	static const struct {
+		unsigned bit;
+		int type;
+		const char *name;
+	} joins[] = {
+		{ CR_NS_NET, CLONE_NEWNET, "network" },
+		{ CR_NS_IPC, CLONE_NEWIPC, "ipc" },
+		{ CR_NS_UTS, CLONE_NEWUTS, "uts" },
+		{ CR_NS_CGROUP, CLONE_NEWCGROUP, "cgroup" },
+	};
 	int r;
 
 	if (!p->ex.on)
 		return 0;
 	r = enter(p->ex.userns_fd, CLONE_NEWUSER, "user", err);
+	for (size_t i = 0; r >= 0 && i < ELEMENTSOF(joins); i++)
+		if (p->ex.joins & joins[i].bit)
+			r = enter(p->ex.join_fds[__builtin_ctz(joins[i].bit)], joins[i].type,
+				  joins[i].name, err);
 	return r < 0 ? r : enter(p->ex.pidns_fd, CLONE_NEWPID, "pid", err);
 }

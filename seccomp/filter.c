@@ -18,6 +18,7 @@
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "seccomp-internal.h"
+#include "seccomp.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
@@ -247,4 +248,72 @@ int cr_sc_compile_and_load(const struct cr_sc_ruleset *rs)
 	if (r < 0)
 		return r;
 	return seccomp_load(ctx);
+}
+
+/* --- a door's own filter (cr_seccomp_compile_spec) ------------------------------------------ */
+
+static int add_spec_rule(scmp_filter_ctx ctx, const struct cr_seccomp_rule_spec *r, int nr)
+{
+	struct scmp_arg_cmp cmp[6];
+	bool repeated = false;
+	int k;
+
+	if (r->n_args > 6)
+		return -EINVAL;
+	for (size_t i = 0; i < r->n_args; i++) {
+		cmp[i] = (struct scmp_arg_cmp){ .arg = r->args[i].index,
+						.op = (enum scmp_compare)r->args[i].op,
+						.datum_a = r->args[i].value,
+						.datum_b = r->args[i].value_two };
+		for (size_t j = 0; j < i; j++)
+			repeated |= r->args[j].index == r->args[i].index;
+	}
+	if (!repeated)
+		return seccomp_rule_add_array(ctx, r->action, nr, (unsigned)r->n_args, cmp);
+	/* the same argument compared twice: each comparison a rule of its own (either matches) */
+	for (size_t i = 0; i < r->n_args; i++)
+		if ((k = seccomp_rule_add_array(ctx, r->action, nr, 1, &cmp[i])) < 0)
+			return k;
+	return 0;
+}
+
+int cr_seccomp_compile_spec(const struct cr_seccomp_spec *s, struct cr_bpf_program *ret,
+			    char *msg, size_t size)
+{
+	_cleanup_scmp_ctx_ scmp_filter_ctx ctx = seccomp_init(s->default_action);
+	_cleanup_close_ int fd = -EBADF;
+	struct cr_bpf bpf;
+	int r;
+
+	if (!ctx)
+		return snprintf(msg, size, "cannot make a filter with that default action"), -EINVAL;
+	/* corral sets no_new_privs itself; exporting, not loading, anyway */
+	(void)seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
+	for (size_t i = 0; i < s->n_rules; i++) {
+		const struct cr_seccomp_rule_spec *rule = &s->rules[i];
+
+		if (rule->action == s->default_action)
+			continue; /* nothing to say: libseccomp refuses such rules */
+		for (size_t n = 0; n < rule->n_names; n++) {
+			int nr = seccomp_syscall_resolve_name(rule->names[n]);
+
+			if (nr == __NR_SCMP_ERROR)
+				continue; /* not a syscall of this architecture */
+			r = add_spec_rule(ctx, rule, nr);
+			if (r < 0)
+				return snprintf(msg, size, "syscalls[%zu] (%s): %s", i, rule->names[n],
+						strerror(-r)),
+				       r;
+		}
+	}
+	fd = memfd_create("corral-seccomp", MFD_CLOEXEC);
+	if (fd < 0)
+		return negative_errno();
+	r = seccomp_export_bpf(ctx, fd);
+	r = r < 0 ? r : read_all(fd, &bpf);
+	if (r < 0)
+		return snprintf(msg, size, "cannot compile it: %s", strerror(-r)), r;
+	ret->insns = bpf.insns;
+	ret->size = bpf.len * sizeof(struct sock_filter);
+	return 0;
 }

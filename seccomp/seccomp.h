@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "launcher/policy/policy.h"
 
@@ -62,3 +63,31 @@ static inline void cr_seccomp_freep(struct cr_seccomp **s)
 {
 	*s = cr_seccomp_free(*s);
 }
+
+/* A filter a door describes whole (an OCI bundle's linux.seccomp), compiled with libseccomp for
+ * the native architecture and installed after corral's own programs (cr_explicit's
+ * seccomp_programs): the kernel applies the stricter answer of the two. Actions are the
+ * kernel's SECCOMP_RET_* values with their data (SECCOMP_RET_ERRNO | EPERM). */
+struct cr_seccomp_arg_spec {
+	unsigned index;		 /* 0 to 5 */
+	uint64_t value, value_two;
+	int op;			 /* libseccomp's enum scmp_compare: 1 NE ... 7 MASKED_EQ */
+};
+
+struct cr_seccomp_rule_spec {
+	const char *const *names; /* syscalls this architecture does not have are skipped */
+	size_t n_names;
+	uint32_t action;
+	const struct cr_seccomp_arg_spec *args; /* all must hold; the same index twice: either */
+	size_t n_args;
+};
+
+struct cr_seccomp_spec {
+	uint32_t default_action;
+	const struct cr_seccomp_rule_spec *rules;
+	size_t n_rules;
+};
+
+/* Compile @s into @ret (its insns malloc'ed). 0, or -errno with @msg naming the syscall. */
+int cr_seccomp_compile_spec(const struct cr_seccomp_spec *s, struct cr_bpf_program *ret,
+			    char *msg, size_t size);

@@ -918,8 +918,8 @@ int cr_bwrap_parse(int argc, char **argv, uint32_t uid, uint32_t gid, uint64_t c
 		.userns_fd = -1, .userns2_fd = -1, .pidns_fd = -1,
 		.policy = { .landlock = CR_LANDLOCK_OFF, .seccomp = CR_SECCOMP_OFF,
 			    .ex = { .on = true, .nested_userns = true, .cwd_fallback = true,
-				    .block_fd = -1, .userns_block_fd = -1, .userns_fd = -1,
-				    .userns2_fd = -1, .pidns_fd = -1 } },
+				    .block_fd = -1, .ready_fd = -1, .userns_block_fd = -1,
+				    .userns_fd = -1, .userns2_fd = -1, .pidns_fd = -1 } },
 	};
 	msg[0] = '\0';
 	r = copy_env(&b->policy.env, &n_env);

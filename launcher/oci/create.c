@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* `corral oci create`: the options engines pass (podman through conmon, containerd's shim,
- * dockerd), the container id, and the bundle's config.json read with the parser, so that a
- * caller learns what corral refuses in it. Running the container comes next (docs/oci.md):
- * until then create fails, saying so, after the config was read. */
+ * dockerd), the container id, and the bundle's config.json read with the parser and turned into
+ * a policy (policy.c); then the container is built by the Linux driver and left waiting on
+ * ROOT/ID/exec.fifo until `start` (run.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,19 +17,16 @@
 #include "launcher/base/macro.h"
 #include "launcher/base/parse-util.h"
 #include "oci-internal.h"
+#include "policy.h"
+#include "run.h"
 #include "state.h"
 
 /* config.json with a long seccomp allowlist is some 60 KB: a larger one than this is refused. */
 #define CONFIG_MAX (4 * 1024 * 1024)
 
-struct create_opts {
-	const char *bundle, *pid_file, *console_socket, *id;
-	uint64_t preserve_fds;
-	bool no_pivot, no_new_keyring;
-};
 
 /* @bundle/config.json, not followed through a symlink, at most CONFIG_MAX bytes, into *@ret. */
-static int read_config(const char *bundle, char **ret, size_t *ret_len, char *err, size_t size)
+int oci_read_config(const char *bundle, char **ret, size_t *ret_len, char *err, size_t size)
 {
 	_cleanup_close_ int dfd = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd = -EBADF;
 	_cleanup_free_ char *buf = NULL;
@@ -112,36 +109,58 @@ static int parse_options(const struct oci_opts *o, int argc, char **argv, struct
 	return 0;
 }
 
+static int load(const struct oci_opts *o, const struct create_opts *c, struct cr_oci_config *config,
+		struct cr_policy *policy, char **ret_bundle)
+{
+	_cleanup_free_ char *text = NULL, *bundle = NULL;
+	char err[CR_OCI_ERR_MAX + PATH_MAX] = "";
+	struct cr_oci_caller caller = { .uid = getuid(), .gid = getgid() };
+	size_t len = 0;
+	int r;
+
+	*config = (struct cr_oci_config){};
+	*policy = (struct cr_policy){};
+	r = cr_oci_id_check(c->id, err, sizeof(err));
+	r = r ?: oci_read_config(c->bundle, &text, &len, err, sizeof(err));
+	if (r >= 0 && !(bundle = realpath(c->bundle, NULL)))
+		r = snprintf(err, sizeof(err), "bundle %s: %m", c->bundle), negative_errno();
+	if (r < 0) {
+		oci_error(o, "create %s: %s", c->id, err[0] ? err : strerror(-r));
+		return OCI_EXIT_FAILED;
+	}
+	r = cr_oci_config_parse(text, len, config, err, sizeof(err));
+	if (r >= 0 && config->process.terminal != !!c->console_socket) {
+		(void)snprintf(err, sizeof(err), config->process.terminal
+				       ? "process.terminal: a terminal needs --console-socket"
+				       : "--console-socket: process.terminal is not true");
+		r = -EINVAL;
+	}
+	r = r ?: cr_oci_policy_build(config, bundle, &caller, policy, err, sizeof(err));
+	if (r < 0) {
+		oci_error(o, "create %s: %s/config.json: %s", c->id, c->bundle,
+			  err[0] ? err : strerror(-r));
+		return OCI_EXIT_FAILED;
+	}
+	*ret_bundle = TAKE_PTR(bundle);
+	return 0;
+}
+
 int oci_cmd_create(const struct oci_opts *o, int argc, char **argv)
 {
-	_cleanup_free_ char *text = NULL;
-	char err[CR_OCI_ERR_MAX + PATH_MAX] = "";
+	_cleanup_free_ char *bundle = NULL;
 	struct cr_oci_config config;
+	struct cr_policy policy;
 	struct create_opts c;
-	size_t len = 0;
 	int r;
 
 	r = parse_options(o, argc, argv, &c);
 	if (r != 0)
 		return r;
-	r = cr_oci_id_check(c.id, err, sizeof(err));
-	r = r ?: read_config(c.bundle, &text, &len, err, sizeof(err));
-	if (r < 0) {
-		oci_error(o, "create %s: %s", c.id, err[0] ? err : strerror(-r));
-		return OCI_EXIT_FAILED;
-	}
-	r = cr_oci_config_parse(text, len, &config, err, sizeof(err));
-	if (r < 0) {
-		oci_error(o, "create %s: %s/config.json: %s", c.id, c.bundle,
-			  err[0] ? err : strerror(-r));
-		return OCI_EXIT_FAILED;
-	}
-	if (!config.process.present)
-		oci_error(o, "create %s: %s/config.json: process: is required to create a container",
-			  c.id, c.bundle);
-	else
-		oci_error(o, "create %s: %s/config.json is one corral can read, but running containers is not implemented yet (docs/oci.md)",
-			  c.id, c.bundle);
+	r = load(o, &c, &config, &policy, &bundle);
+	if (r == 0)
+		r = oci_run_create(o, &c, &config, &policy, bundle);
+	strv_freep(&policy.argv);
+	cr_policy_done(&policy);
 	cr_oci_config_done(&config);
-	return OCI_EXIT_FAILED;
+	return r;
 }

@@ -35,17 +35,29 @@ static const char usage[] =
 	"\n"
 	"corral as an OCI runtime (runtime-spec " CR_OCI_VERSION_MIN " to " CR_OCI_VERSION_MAX
 	"), for podman, containerd and Docker.\n"
-	"Started: see docs/oci.md for what is implemented.\n"
+	"See docs/oci.md for what is implemented and what config.json may not ask for.\n"
 	"\n"
 	"Commands:\n"
 	"  features         the runtime-spec features document (JSON): what corral implements\n"
-	"  state ID         the state of container ID (runtime-spec state JSON)\n"
 	"  create [--bundle DIR] [--pid-file FILE] [--console-socket PATH] [--preserve-fds N]\n"
 	"         [--no-pivot] [--no-new-keyring] ID\n"
-	"                   reads DIR/config.json and says what corral refuses in it; running\n"
-	"                   the container is not implemented yet, so it fails, saying so\n"
-	"  start, kill, delete, exec, ps\n"
-	"                   not implemented yet: they fail, saying so\n"
+	"                   build container ID from DIR/config.json and leave its process\n"
+	"                   waiting; FILE gets the pid to reap (it exits with the process's\n"
+	"                   status). A field corral refuses is named\n"
+	"  start ID         let the process of a created container run\n"
+	"  state ID         the state of container ID (runtime-spec state JSON)\n"
+	"  kill [--all] ID [SIGNAL]\n"
+	"                   signal the container's process (--all: each of its processes);\n"
+	"                   SIGNAL as 15, TERM or SIGTERM (default SIGTERM)\n"
+	"  delete [--force] ID\n"
+	"                   remove a stopped or created container (--force: a running one too,\n"
+	"                   killing everything in it)\n"
+	"  ps --format json ID\n"
+	"                   the host pids of the container's processes (JSON array)\n"
+	"  exec --process FILE [--detach] [--pid-file FILE] ID\n"
+	"                   run the process FILE describes (config.json's \"process\") in the\n"
+	"                   running container ID, as confined as its own; without --detach,\n"
+	"                   wait for it and exit with its status\n"
 	"\n"
 	"Global options:\n"
 	"  --root DIR       where container state lives (default /run/corral-oci for root,\n"
@@ -132,8 +144,7 @@ static int cmd_state(const struct oci_opts *o, int argc, char **argv)
 
 static int dispatch(const struct oci_opts *o, int argc, char **argv)
 {
-	static const char *const later[] = { "start", "kill", "delete", "exec", "ps",
-					     "run", "pause", "resume", "update", "events", "list",
+	static const char *const later[] = { "run", "pause", "resume", "update", "events", "list",
 					     "checkpoint", "restore", "spec", NULL };
 	const char *cmd = argv[0];
 
@@ -143,6 +154,16 @@ static int dispatch(const struct oci_opts *o, int argc, char **argv)
 		return cmd_state(o, argc, argv);
 	if (strcmp(cmd, "create") == 0)
 		return oci_cmd_create(o, argc, argv);
+	if (strcmp(cmd, "start") == 0)
+		return oci_cmd_start(o, argc, argv);
+	if (strcmp(cmd, "kill") == 0)
+		return oci_cmd_kill(o, argc, argv);
+	if (strcmp(cmd, "delete") == 0)
+		return oci_cmd_delete(o, argc, argv);
+	if (strcmp(cmd, "exec") == 0)
+		return oci_cmd_exec(o, argc, argv);
+	if (strcmp(cmd, "ps") == 0)
+		return oci_cmd_ps(o, argc, argv);
 	if (strcmp(cmd, "help") == 0) {
 		fputs(usage, stdout);
 		return 0;

@@ -45,12 +45,28 @@ int cr_oci_id_check(const char *id, char *err, size_t size)
 	return 0;
 }
 
+/* Root of a user namespace other than the host's (rootless podman runs its runtime there):
+ * /run is not ours to write. */
+static bool in_user_namespace(void)
+{
+	char map[128] = "";
+	FILE *f = fopen("/proc/self/uid_map", "re");
+	unsigned long a = 0, b = 0, n = 0;
+
+	if (!f)
+		return false;
+	if (!fgets(map, sizeof(map), f))
+		map[0] = '\0';
+	(void)fclose(f);
+	return sscanf(map, "%lu %lu %lu", &a, &b, &n) != 3 || a != 0 || b != 0 || n != 4294967295ul;
+}
+
 int cr_oci_root_default(char *const *envp, char *buf, size_t size, char *err, size_t errsize)
 {
 	const char *xdg = cr_env_get(envp, "XDG_RUNTIME_DIR");
 	int n;
 
-	if (geteuid() == 0)
+	if (geteuid() == 0 && !(in_user_namespace() && xdg && xdg[0] == '/'))
 		n = snprintf(buf, size, "/run/corral-oci");
 	else if (xdg && xdg[0] == '/')
 		n = snprintf(buf, size, "%s/corral-oci", xdg);
@@ -171,7 +187,7 @@ json_object *cr_oci_state_json(const struct cr_oci_state *s)
 /* --- reading it from the root ----------------------------------------------------------------- */
 
 /* Field 22 of /proc/PID/stat (after the command's closing parenthesis: field 3 is 1 past it);
- * 0 if the process is gone. */
+ * 0 if the process is gone or a zombie. */
 static uint64_t start_time(pid_t pid)
 {
 	char path[64], buf[1024], *p;
@@ -186,6 +202,9 @@ static uint64_t start_time(pid_t pid)
 		return 0;
 	buf[n] = '\0';
 	p = strrchr(buf, ')');
+	/* a zombie ended: its parent (the engine) has not reaped it yet */
+	if (p && (p[1] != ' ' || p[2] == 'Z' || p[2] == 'X'))
+		return 0;
 	for (int field = 2; p && field < 22; field++)
 		p = strchr(p + 1, ' ');
 	if (p && sscanf(p + 1, "%llu", &t) != 1)

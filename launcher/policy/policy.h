@@ -116,6 +116,8 @@ struct cr_explicit {
 			       * can open its /proc/PID/ns/ to join the sandbox's namespaces; the
 			       * command can then also reach it through /proc */
 	bool new_session;     /* setsid(): the command cannot reach the caller's terminal */
+	bool ctty;	      /* with new_session and redirect_stdio: stdin (a terminal the door
+			       * made) becomes the command's controlling terminal */
 	bool harden_proc;     /* /proc/sys, /proc/sysrq-trigger... read-only wherever /proc shows */
 	bool cwd_fallback;    /* cr_policy.cwd missing in the sandbox: $HOME, then / (no error) */
 	char *argv0;	      /* the command's argv[0], when not argv[0] itself; NULL: argv[0] */
@@ -123,10 +125,16 @@ struct cr_explicit {
 						  * corral's own */
 	size_t n_seccomp_programs;
 	int block_fd;	      /* pid 1 waits for this to become readable (EOF) before the command */
+	int ready_fd;	      /* pid 1 writes one byte to this and closes it once the sandbox is
+			       * built, before it waits for block_fd (a container's create); -1 */
 	int userns_block_fd;  /* the parent waits for it after the id maps, before the sync; -1 */
 	int userns_fd;	      /* a user namespace to make the sandbox in (setns), or -1 */
 	int pidns_fd;	      /* a pid namespace to start the sandbox in (setns), or -1 */
 	int userns2_fd;	      /* a user namespace pid 1 enters once the root is built, or -1 */
+	unsigned joins;	      /* enum cr_ns_bit: the network, IPC, UTS and cgroup namespaces the
+			       * sandbox is made in (setns to join_fds[bit's index]) rather than
+			       * made new or shared with the caller: a pod's (0: none) */
+	int join_fds[6];
 	char **lock_files;    /* paths inside the sandbox its init holds a read lock on while it
 			       * lives, NULL-terminated; NULL: none */
 };

@@ -14,8 +14,14 @@ source "$CR_TESTS_DIR/integration/lib.sh"
 
 HOST_PIDS=()
 VERSION=$("$CORRAL" --version | sed -n 's/^corral //p')
+BOX_ROOTS=()
 oci_cleanup() {
-	local p
+	local p r id
+	for r in "${BOX_ROOTS[@]}"; do
+		for id in "$r"/*/; do
+			[ -d "$id" ] && "$CORRAL" oci --root "$r" delete --force "$(basename "$id")" 2>/dev/null
+		done
+	done
 	for p in "${HOST_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
 }
 CR_CLEANUP_HOOK="${CR_CLEANUP_HOOK:+$CR_CLEANUP_HOOK; }oci_cleanup"
@@ -59,6 +65,78 @@ put_state() {
 		"$id" "$status" "$pid" "$start" "$id" | as "$m" tee "$root/$id/state.json" >/dev/null
 }
 
+# make_rootfs DIR: a busybox-static root (the applets as symlinks), readable by everyone.
+make_rootfs() {
+	local d=$1 a
+	mkdir -p "$d"/{bin,etc,proc,sys,dev,tmp,root}
+	cp /bin/busybox "$d/bin/"
+	for a in sh echo cat ls sleep id kill true false hostname touch head wc mkdir unshare; do
+		ln -sf busybox "$d/bin/$a"
+	done
+	echo 'root:x:0:0:root:/root:/bin/sh' >"$d/etc/passwd"
+	chmod -R a+rX "$d"
+}
+
+# make_bundle MODE DIR ROOTFS SCRIPT [SECCOMP]: DIR/config.json running `sh -c SCRIPT` in ROOTFS, shaped
+# like `runc spec`'s (the mounts, masked and read-only paths engines send), as root in a user
+# namespace of its own mapped to MODE's uid in user mode. SECCOMP: "deny-mkdir" (a profile that
+# allows all but mkdir) or "allow-all" (one that allows everything).
+make_bundle() {
+	mkdir -p "$2"
+	python3 - "$(as "$1" id -u)" "$(as "$1" id -g)" "$@" <<'EOF'
+import json, os, sys
+uid, gid, mode, d, rootfs, script = sys.argv[1:7]
+seccomp = sys.argv[7] if len(sys.argv) > 7 else ""
+caps = ["CAP_KILL", "CAP_NET_BIND_SERVICE", "CAP_AUDIT_WRITE"]
+ns = [{"type": t} for t in ("pid", "network", "ipc", "uts", "mount")]
+c = {"ociVersion": "1.0.2", "root": {"path": rootfs, "readonly": True}, "hostname": "bb",
+     "process": {"terminal": False, "user": {"uid": 0, "gid": 0}, "args": ["sh", "-c", script],
+                 "env": ["PATH=/bin"], "cwd": "/", "noNewPrivileges": True,
+                 "capabilities": {k: caps for k in ("bounding", "effective", "permitted", "ambient")},
+                 "rlimits": [{"type": "RLIMIT_NOFILE", "hard": 1024, "soft": 1024}]},
+     "mounts": [{"destination": "/proc", "type": "proc", "source": "proc"},
+                {"destination": "/dev", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid", "strictatime", "mode=755", "size=65536k"]},
+                {"destination": "/dev/pts", "type": "devpts", "source": "devpts", "options": ["nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620"]},
+                {"destination": "/dev/shm", "type": "tmpfs", "source": "shm", "options": ["nosuid", "noexec", "nodev", "mode=1777", "size=65536k"]},
+                {"destination": "/dev/mqueue", "type": "mqueue", "source": "mqueue", "options": ["nosuid", "noexec", "nodev"]},
+                {"destination": "/sys", "type": "sysfs", "source": "sysfs", "options": ["nosuid", "noexec", "nodev", "ro"]},
+                {"destination": "/sys/fs/cgroup", "type": "cgroup", "source": "cgroup", "options": ["ro"]},
+                {"destination": "/tmp", "type": "tmpfs", "source": "tmpfs", "options": ["mode=1777"]}],
+     "linux": {"namespaces": ns, "resources": {"devices": [{"allow": False, "access": "rwm"}]},
+               "maskedPaths": ["/proc/acpi", "/proc/kcore", "/proc/keys", "/proc/timer_list", "/sys/firmware"],
+               "readonlyPaths": ["/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"]}}
+if mode == "user":
+    ns.append({"type": "user"})
+    for k, ids in (("uidMappings", uid), ("gidMappings", gid)):
+        c["linux"][k] = [{"containerID": 0, "hostID": int(ids), "size": 1}]
+if seccomp == "deny-mkdir":
+    c["linux"]["seccomp"] = {"defaultAction": "SCMP_ACT_ALLOW", "architectures": ["SCMP_ARCH_X86_64"],
+                             "syscalls": [{"names": ["mkdir", "mkdirat"], "action": "SCMP_ACT_ERRNO"}]}
+elif seccomp == "allow-all":
+    c["linux"]["seccomp"] = {"defaultAction": "SCMP_ACT_ALLOW"}
+json.dump(c, open(os.path.join(d, "config.json"), "w"), indent=1)
+EOF
+}
+
+# run_box MODE ROOT BUNDLE ID: create ID as an engine does, through oci-reaper.py (a subreaper
+# that takes the exit status of the pid create writes); sets BOX_RES, BOX_OUT, BOX_PIDFILE.
+run_box() {
+	local m=$1 root=$2 b=$3 id=$4
+	local d=$CR_TMP/box-$m
+	[ -d "$d" ] || own "$m" "$d"
+	BOX_RES=$d/res-$id BOX_OUT=$d/out-$id BOX_PIDFILE=$d/pid-$id
+	(cd "$b" && as "$m" python3 "$CR_TESTS_DIR/integration/oci-reaper.py" "$BOX_PIDFILE" "$BOX_RES" -- \
+		"$CORRAL" oci --root "$root" create --bundle . --pid-file "$BOX_PIDFILE" "$id" \
+		>"$BOX_OUT" 2>&1 </dev/null) &
+	HOST_PIDS+=($!)
+	wait_for test -s "$BOX_PIDFILE" -o -e "$BOX_RES"
+}
+
+# box_status MODE ROOT ID: the status `state` gives.
+box_status() {
+	as "$1" "$CORRAL" oci --root "$2" state "$3" 2>/dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin)["status"])' 2>/dev/null
+}
+
 for m in $MODES; do
 	uid=$(as "$m" id -u)
 	# --- --version, --help, features -------------------------------------------------------
@@ -93,9 +171,9 @@ for m in $MODES; do
 	log=$CR_TMP/oci-log-$m.json
 	own "$m" "$root"
 	touch "$log" && chown "$uid" "$log"
-	oci "$m" --root "$root" --log "$log" --log-format json start c9
-	is "$m: start is not there yet: it fails (exit 1) saying so, on stderr and as a JSON line in --log" \
-		'[ "$RC" = 1 ] && [[ $ERR == "corral oci: start: not implemented yet"* ]] && [ "$(json_get "$(tail -n 1 "$log")" "[d[\"level\"], d[\"msg\"].startswith(\"start: not implemented yet\"), len(d[\"time\"])]")" = "['"'"'error'"'"', True, 20]" ]'
+	oci "$m" --root "$root" --log "$log" --log-format json pause c9
+	is "$m: pause is not there yet: it fails (exit 1) saying so, on stderr and as a JSON line in --log" \
+		'[ "$RC" = 1 ] && [[ $ERR == "corral oci: pause: not implemented yet"* ]] && [ "$(json_get "$(tail -n 1 "$log")" "[d[\"level\"], d[\"msg\"].startswith(\"pause: not implemented yet\"), len(d[\"time\"])]")" = "['"'"'error'"'"', True, 20]" ]'
 
 	# --- create: the options engines pass, and config.json read -------------------------------
 	b=$CR_TMP/bundle-$m
@@ -107,8 +185,8 @@ for m in $MODES; do
 	chmod -R a+rX "$b" "$b-rdt" "$b-link"
 	oci "$m" --root "$root" --log "$log" --log-format json create --bundle "$b" --pid-file "$CR_TMP/pid" \
 		--console-socket "$CR_TMP/sock" --preserve-fds 2 --no-pivot c9
-	is "$m: create with runc spec's config.json and every option engines pass: read, then exit 1 saying running containers is not implemented yet (and logged)" \
-		'[ "$RC" = 1 ] && [[ $ERR == *"config.json is one corral can read, but running containers is not implemented yet"* ]] && [ "$(json_get "$(tail -n 1 "$log")" "d[\"msg\"].startswith(\"create c9: \")")" = True ]'
+	is "$m: create with runc spec's config.json (a terminal) and every option engines pass, the console socket missing (as a user: no user namespace in it): exit 1 naming it (and logged), nothing left in the root" \
+		'[ "$RC" = 1 ] && [[ $ERR == *"--console-socket $CR_TMP/sock: No such file or directory"* || ( $m == user && $ERR == *"a caller other than root needs a user namespace"* ) ]] && [ "$(json_get "$(tail -n 1 "$log")" "d[\"msg\"].startswith(\"create c9: \")")" = True ] && [ ! -e "$root/c9" ]'
 	oci "$m" --root "$root" create --bundle "$b-rdt" c9
 	is "$m: create with a field corral does not implement (linux.intelRdt): refused, the field named" \
 		'[ "$RC" = 1 ] && [[ $ERR == *"config.json: linux.intelRdt: not supported by corral"* ]]'
@@ -121,6 +199,159 @@ for m in $MODES; do
 	is "$m: create with an unknown option: 125" '[ "$RC" = 125 ] && [[ $ERR == *"create: unknown option '"'"'--frob'"'"'"* ]]'
 	oci "$m" --root "$root" create --bundle "$b"
 	is "$m: create without an id: 125" '[ "$RC" = 125 ] && [[ $ERR == *"usage: corral oci create"* ]]'
+	# --- containers run as engines drive them --------------------------------------------------
+	rootfs=$CR_TMP/rootfs-$m
+	broot=$CR_TMP/box-root-$m
+	make_rootfs "$rootfs"
+	own "$m" "$broot"
+	BOX_ROOTS+=("$broot")
+	bb=$CR_TMP/bb-$m
+	make_bundle "$m" "$bb/life" "$rootfs" 'echo hello from $(hostname) as $(id -u); exit 7'
+	make_bundle "$m" "$bb/sleep" "$rootfs" 'trap "echo got TERM; exit 3" TERM; echo up; while :; do sleep 0.1; done'
+	make_bundle "$m" "$bb/tree" "$rootfs" 'sleep 300 & sleep 300 & echo up; wait'
+	chmod -R a+rX "$bb"
+	run_box "$m" "$broot" "$bb/life" life
+	mpid=$(cat "$BOX_PIDFILE" 2>/dev/null)
+	oci "$m" --root "$broot" state life
+	is "$m: create returns leaving the container created: its pid in --pid-file and in state, the process not started yet" \
+		'[ -n "$mpid" ] && [ "$(json_get "$OUT" "[d[\"status\"], d[\"pid\"] == int(\"$mpid\"), d[\"bundle\"]]")" = "['"'"'created'"'"', True, '"'"'$bb/life'"'"']" ] && [ ! -s "$BOX_OUT" ]'
+	oci "$m" --root "$broot" start life
+	wait_for test -e "$BOX_RES"
+	is "$m: start runs it: its output on the stdout create was given, and the reaper of the pid in --pid-file gets the process's exit status (7)" \
+		'[ "$RC" = 0 ] && [ "$(cat "$BOX_RES")" = "exited 7" ] && [ "$(cat "$BOX_OUT")" = "hello from bb as 0" ]'
+	oci "$m" --root "$broot" state life
+	is "$m: state says stopped once it ended" '[ "$(json_get "$OUT" "d[\"status\"]")" = stopped ]'
+	is "$m: corral's JSON status of the container is in its state directory (exit code 7, the layers enforced)" \
+		'[ "$(json_get "$(cat "$broot/life/status.json")" "[d[\"exit_code\"], d[\"oom_killed\"], d[\"enforced\"][\"seccomp\"][\"mode\"], d[\"enforced\"][\"no_new_privs\"]]")" = "[7, False, '"'"'default'"'"', True]" ]'
+	oci "$m" --root "$broot" start life
+	is "$m: start of a stopped container is refused" '[ "$RC" = 1 ] && [[ $ERR == *"is stopped, not created"* ]]'
+	oci "$m" --root "$broot" delete life
+	is "$m: delete of a stopped container removes its state" '[ "$RC" = 0 ] && [ ! -e "$broot/life" ]'
+
+	run_box "$m" "$broot" "$bb/sleep" sleeper
+	oci "$m" --root "$broot" start sleeper
+	wait_for grep -q up "$BOX_OUT"
+	oci "$m" --root "$broot" state sleeper
+	is "$m: a started container is running" '[ "$(json_get "$OUT" "d[\"status\"]")" = running ]'
+	oci "$m" --root "$broot" delete sleeper
+	is "$m: delete of a running container without --force is refused, and it runs on" \
+		'[ "$RC" = 1 ] && [[ $ERR == *"is running"* ]] && [ "$(box_status "$m" "$broot" sleeper)" = running ]'
+	oci "$m" --root "$broot" kill sleeper TERM
+	wait_for test -e "$BOX_RES"
+	is "$m: kill ID TERM reaches the container's process (its trap exits 3, seen by the reaper)" \
+		'[ "$RC" = 0 ] && [ "$(cat "$BOX_RES")" = "exited 3" ] && grep -q "got TERM" "$BOX_OUT"'
+	oci "$m" --root "$broot" kill sleeper KILL
+	is "$m: kill of a stopped container fails" '[ "$RC" = 1 ] && [[ $ERR == *"not running"* ]]'
+	oci "$m" --root "$broot" delete sleeper
+
+	run_box "$m" "$broot" "$bb/tree" tree
+	mpid=$(cat "$BOX_PIDFILE" 2>/dev/null)
+	oci "$m" --root "$broot" start tree
+	wait_for grep -q up "$BOX_OUT"
+	oci "$m" --root "$broot" ps --format json tree
+	pids=$(json_get "$OUT" "' '.join(map(str, d))")
+	is "$m: ps --format json lists the container's processes by host pid (sh and its two sleeps)" \
+		'[ "$RC" = 0 ] && [ "$(wc -w <<<"$pids")" = 3 ] && for p in $pids; do grep -q sleep "/proc/$p/cmdline" || grep -q sh "/proc/$p/cmdline" || exit 1; done'
+	cgs=$(ls -d /sys/fs/cgroup/*/corral/run-"$mpid"-* /sys/fs/cgroup/unified/corral/run-"$mpid"-* 2>/dev/null)
+	oci "$m" --root "$broot" delete --force tree
+	wait_for test -e "$BOX_RES"
+	left=""
+	for p in $pids $mpid; do [ -e "/proc/$p" ] && [ "$(sed 's/.*) //' "/proc/$p/stat" | cut -c1)" != Z ] && left+=" $p"; done
+	for c in $cgs; do [ -e "$c" ] && left+=" $c"; done
+	is "$m: delete --force of a running container leaves nothing: its processes, monitor, cgroups ($(wc -w <<<"$cgs")) and state are gone, the reaper saw SIGKILL" \
+		'[ "$RC" = 0 ] && [ -z "$left" ] && [ ! -e "$broot/tree" ] && [ "$(cat "$BOX_RES")" = "signaled 9" ]'
+
+	# --- escapes from inside a container -------------------------------------------------------
+	echo canary >"$CR_TMP/canary-$m"
+	as_bg "$m" sleep 300
+	hpid=${HOST_PIDS[-1]}
+	make_bundle "$m" "$bb/esc" "$rootfs" '
+		echo 1 > /proc/sys/kernel/core_pattern 2>/dev/null && echo ESC-core_pattern
+		echo x > /proc/sys/kernel/hostname 2>/dev/null && echo ESC-hostname
+		echo h > /proc/sysrq-trigger 2>/dev/null && echo ESC-sysrq
+		cat '"$CR_TMP/canary-$m"' 2>/dev/null && echo ESC-hostpath
+		touch /bin/planted 2>/dev/null && echo ESC-rootfs
+		kill -0 '"$hpid"' 2>/dev/null && echo ESC-hostpid
+		cat /proc/kcore 2>/dev/null | head -c 1 | wc -c | grep -q 1 && echo ESC-kcore
+		cat /proc/sys/kernel/ostype >/dev/null && echo OK-read-proc-sys
+		touch /tmp/x && echo OK-tmp-write
+		kill -0 1 && echo OK-own-pid
+		true'
+	chmod -R a+rX "$bb"
+	run_box "$m" "$broot" "$bb/esc" esc
+	oci "$m" --root "$broot" start esc
+	wait_for test -e "$BOX_RES"
+	out=$(cat "$BOX_OUT")
+	is "$m: inside a container /proc/sys and /proc/sysrq-trigger cannot be written, host paths and host pids are not there, the rootfs is read-only, /proc/kcore masked; beside the controls (read /proc/sys, write its /tmp, signal itself)" \
+		'[ "$(grep -c ESC <<<"$out")" = 0 ] && [ "$(grep -c OK- <<<"$out")" = 3 ] && [ ! -e "$rootfs/bin/planted" ]'
+	oci "$m" --root "$broot" delete esc
+
+	# --- exec into a running container -------------------------------------------------------
+	run_box "$m" "$broot" "$bb/sleep" ex
+	oci "$m" --root "$broot" start ex
+	wait_for grep -q up "$BOX_OUT"
+	proc=$CR_TMP/box-$m/process.json
+	printf '{"args":["sh","-c","echo in $(hostname) as $(id -u); echo 1 > /proc/sys/kernel/core_pattern 2>/dev/null && echo ESC-core; unshare -U true 2>/dev/null && echo ESC-userns; cat %s 2>/dev/null && echo ESC-host; kill -0 %s 2>/dev/null && echo ESC-hostpid; grep -c sleep /proc/1/cmdline; exit 6"],"env":["PATH=/bin"],"cwd":"/tmp","user":{"uid":0,"gid":0}}\n' \
+		"$CR_TMP/canary-$m" "$hpid" >"$proc"
+	chmod a+r "$proc"
+	oci "$m" --root "$broot" exec --process "$proc" --pid-file "$CR_TMP/box-$m/exec.pid" ex
+	is "$m: exec --process runs in the running container (its hostname, its pid 1 the container's), exits with the process's status (6), its pid in --pid-file; and from it /proc/sys, a new user namespace, a host path and a host pid stay out of reach" \
+		'[ "$RC" = 6 ] && [ "$OUT" = "in bb as 0"$'"'\n'"'"1" ] && [ -s "$CR_TMP/box-$m/exec.pid" ]'
+	printf '{"args":["sleep","300"],"env":["PATH=/bin"],"cwd":"/","user":{"uid":0,"gid":0}}\n' >"$proc"
+	# its output is the process's: not a pipe this shell would wait on
+	as "$m" "$CORRAL" oci --root "$broot" exec --process "$proc" --detach --pid-file "$CR_TMP/box-$m/exec.pid" ex \
+		>/dev/null 2>"$CR_TMP/stderr" </dev/null
+	RC=$?
+	epid=$(cat "$CR_TMP/box-$m/exec.pid" 2>/dev/null)
+	oci "$m" --root "$broot" ps --format json ex
+	is "$m: exec --detach returns at once, the process left running in the container (ps lists it)" \
+		'[ "$RC" = 0 ] && [ -n "$epid" ] && [ "$(json_get "$OUT" "$epid in d")" = True ]'
+	oci "$m" --root "$broot" delete --force ex
+	wait_for test ! -e "/proc/$epid"
+	is "$m: delete --force takes the exec'd process too" '[ "$RC" = 0 ] && [ ! -e "/proc/$epid" ]'
+	oci "$m" --root "$broot" exec --process "$proc" ex
+	is "$m: exec into a container that is gone fails" '[ "$RC" = 1 ] && [[ $ERR == *"does not exist"* ]]'
+
+	# --- a console, as conmon takes it ---------------------------------------------------------
+	make_bundle "$m" "$bb/tty" "$rootfs" 'test -t 0 && test -t 1 && echo on-a-terminal; exit 4'
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["process"]["terminal"] = True; json.dump(d, open(sys.argv[1], "w"))' "$bb/tty/config.json"
+	chmod -R a+rX "$bb"
+	sock=$CR_TMP/box-$m/console.sock
+	as "$m" python3 "$CR_TESTS_DIR/integration/oci-console.py" "$sock" "$CR_TMP/box-$m/console.out" &
+	HOST_PIDS+=($!)
+	wait_for test -S "$sock"
+	BOX_RES=$CR_TMP/box-$m/res-tty
+	(cd "$bb/tty" && as "$m" python3 "$CR_TESTS_DIR/integration/oci-reaper.py" "$CR_TMP/box-$m/pid-tty" "$BOX_RES" -- \
+		"$CORRAL" oci --root "$broot" create --bundle . --console-socket "$sock" --pid-file "$CR_TMP/box-$m/pid-tty" tty \
+		>/dev/null 2>"$CR_TMP/box-$m/tty.err" </dev/null) &
+	wait_for test -s "$CR_TMP/box-$m/pid-tty" -o -e "$BOX_RES"
+	oci "$m" --root "$broot" start tty
+	wait_for test -e "$BOX_RES"
+	wait_for grep -q on-a-terminal "$CR_TMP/box-$m/console.out"
+	OUT=$(cat "$BOX_RES" "$CR_TMP/box-$m/console.out" "$CR_TMP/box-$m/tty.err" 2>&1)
+	is "$m: with process.terminal and --console-socket the terminal's master reaches the socket (SCM_RIGHTS, with its name) and the process's stdin and stdout are that terminal" \
+		'[ "$(cat "$BOX_RES")" = "exited 4" ] && grep -q "^name: /dev/pts/" "$CR_TMP/box-$m/console.out" && grep -q on-a-terminal "$CR_TMP/box-$m/console.out"'
+	oci "$m" --root "$broot" delete tty
+
+	# --- a bundle's seccomp profile, over corral's floor -------------------------------------
+	make_bundle "$m" "$bb/sc-deny" "$rootfs" 'mkdir /tmp/d 2>/dev/null && echo MKDIR; touch /tmp/f && echo TOUCH' deny-mkdir
+	make_bundle "$m" "$bb/sc-all" "$rootfs" 'unshare -U true 2>/dev/null && echo ESC-userns; unshare -m true 2>/dev/null && echo ESC-mountns; echo ran' allow-all
+	chmod -R a+rX "$bb"
+	run_box "$m" "$broot" "$bb/sc-deny" scdeny
+	oci "$m" --root "$broot" start scdeny
+	wait_for test -e "$BOX_RES"
+	OUT=$(cat "$BOX_RES" "$BOX_OUT")
+	is "$m: a bundle's seccomp profile applies (mkdir refused) beside what it allows (touch)" \
+		'[ "$(cat "$BOX_RES")" = "exited 0" ] && [ "$(cat "$BOX_OUT")" = TOUCH ]'
+	oci "$m" --root "$broot" delete scdeny
+	run_box "$m" "$broot" "$bb/sc-all" scall
+	oci "$m" --root "$broot" start scall
+	wait_for test -e "$BOX_RES"
+	OUT=$(cat "$BOX_RES" "$BOX_OUT")
+	is "$m: a bundle's allow-everything profile does not lift corral's floor: new user and mount namespaces still refused" \
+		'[ "$(cat "$BOX_RES")" = "exited 0" ] && [ "$(cat "$BOX_OUT")" = ran ] && [ "$(json_get "$(cat "$broot/scall/status.json")" "d[\"enforced\"][\"seccomp\"][\"mode\"]")" = default ]'
+	oci "$m" --root "$broot" delete scall
+
 	oci "$m" frobnicate
 	is "$m: an unknown command: 125" '[ "$RC" = 125 ] && [[ $ERR == *"unknown command '"'"'frobnicate'"'"'"* ]]'
 

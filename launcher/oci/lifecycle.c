@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: MIT */
+/* `corral oci start`, `kill`, `delete` and `ps`: what engines do to a container `create` made
+ * (run.c), through its state.json and its processes on the host. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "container.h"
+#include "launcher/base/exit-codes.h"
+#include "launcher/base/fd-util.h"
+#include "launcher/base/json-util.h"
+#include "launcher/base/macro.h"
+#include "launcher/base/parse-util.h"
+#include "launcher/status.h"
+#include "oci-internal.h"
+#include "state.h"
+
+/* A container's state with what only corral's state.json has: its first process. */
+struct box {
+	char root[PATH_MAX];
+	struct cr_oci_state st;
+	pid_t init;
+	uint64_t init_start;
+};
+
+static int load(const struct oci_opts *o, const char *cmd, const char *id, struct box *b)
+{
+	char err[1024] = "";
+	json_object *v;
+	int r;
+
+	r = oci_root(o->root, b->root, sizeof(b->root), err, sizeof(err));
+	r = r ?: cr_oci_state_read(b->root, id, &b->st, err, sizeof(err));
+	if (r < 0) {
+		oci_error(o, "%s %s: %s", cmd, id, err[0] ? err : strerror(-r));
+		return OCI_EXIT_FAILED;
+	}
+	if (json_object_object_get_ex(b->st.doc, "init_pid", &v))
+		b->init = (pid_t)json_object_get_int(v);
+	if (json_object_object_get_ex(b->st.doc, "init_start_time", &v))
+		b->init_start = json_object_get_uint64(v);
+	return 0;
+}
+
+/* Is the container's first process still the one create made? */
+static bool init_alive(const struct box *b)
+{
+	return b->init > 0 && b->init_start && oci_start_time(b->init) == b->init_start;
+}
+
+static int set_status(const struct box *b, const char *status)
+{
+	char err[256];
+	_cleanup_close_ int dfd = oci_container_open(b->root, b->st.id, err, sizeof(err));
+	json_object *s = json_object_new_string(status);
+
+	if (dfd < 0 || !s) {
+		json_object_put(s);
+		return dfd < 0 ? dfd : -ENOMEM;
+	}
+	json_object_object_add(b->st.doc, "status", s);
+	return oci_write_json(dfd, "state.json", b->st.doc);
+}
+
+static int usage(const struct oci_opts *o, const char *text)
+{
+	oci_error(o, "usage: corral oci %s", text);
+	return CR_EXIT_SETUP;
+}
+
+int oci_cmd_start(const struct oci_opts *o, int argc, char **argv)
+{
+	char err[256], path[PATH_MAX + 64];
+	_cleanup_close_ int fd = -EBADF;
+	struct box b = {};
+	int r;
+
+	if (argc != 2)
+		return usage(o, "start ID");
+	r = load(o, "start", argv[1], &b);
+	if (r != 0)
+		return r;
+	if (b.st.status != CR_OCI_CREATED) {
+		oci_error(o, "start %s: the container is %s, not created", argv[1],
+			  cr_oci_status_name(b.st.status));
+		cr_oci_state_done(&b.st);
+		return OCI_EXIT_FAILED;
+	}
+	(void)snprintf(path, sizeof(path), "%s/%s/exec.fifo", b.root, argv[1]);
+	/* no reader (ENXIO): the first process is gone, or was started already */
+	fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+	r = fd < 0 ? negative_errno() : cr_write_all(fd, "s", 1);
+	r = r ?: set_status(&b, "running");
+	if (r < 0) {
+		(void)snprintf(err, sizeof(err), "%s", strerror(-r));
+		oci_error(o, "start %s: %s", argv[1],
+			  r == -ENXIO ? "the container's process is not waiting any more" : err);
+	}
+	cr_oci_state_done(&b.st);
+	return r < 0 ? OCI_EXIT_FAILED : 0;
+}
+
+/* "9", "KILL" or "SIGKILL". */
+static int parse_signal(const char *s)
+{
+	uint64_t n;
+
+	if (cr_parse_uint(s, 1, 64, &n) >= 0)
+		return (int)n;
+	if (strncasecmp(s, "SIG", 3) == 0)
+		s += 3;
+	for (int sig = 1; sig < 65; sig++) {
+		const char *name = cr_signal_name(sig);
+
+		if (name && strcasecmp(name + 3, s) == 0)
+			return sig;
+	}
+	return -EINVAL;
+}
+
+/* @sig to the container's first process, or with @all to every process in its pid namespace. */
+static int signal_box(const struct box *b, int sig, bool all)
+{
+	_cleanup_free_ pid_t *pids = NULL;
+	size_t n = 0;
+	int r;
+
+	if (!all)
+		return kill(b->init, sig) < 0 ? negative_errno() : 0;
+	r = oci_ns_pids(b->init, b->init_start, &pids, &n);
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		(void)kill(pids[i], sig);
+	return r;
+}
+
+int oci_cmd_kill(const struct oci_opts *o, int argc, char **argv)
+{
+	const char *sigtext = "SIGTERM";
+	struct box b = {};
+	bool all = false;
+	int i = 1, sig, r;
+
+	for (; i < argc && argv[i][0] == '-'; i++)
+		if (strcmp(argv[i], "--all") == 0 || strcmp(argv[i], "-a") == 0)
+			all = true;
+		else
+			return usage(o, "kill [--all] ID [SIGNAL]");
+	if (i == argc || argc - i > 2)
+		return usage(o, "kill [--all] ID [SIGNAL]");
+	if (argc - i == 2)
+		sigtext = argv[i + 1];
+	sig = parse_signal(sigtext);
+	if (sig < 0) {
+		oci_error(o, "kill %s: '%s' is not a signal", argv[i], sigtext);
+		return CR_EXIT_SETUP;
+	}
+	r = load(o, "kill", argv[i], &b);
+	if (r != 0)
+		return r;
+	if ((b.st.status != CR_OCI_CREATED && b.st.status != CR_OCI_RUNNING) || !init_alive(&b))
+		r = -ESRCH;
+	else
+		r = signal_box(&b, sig, all);
+	if (r < 0)
+		oci_error(o, "kill %s: %s", argv[i],
+			  r == -ESRCH ? "the container is not running" : strerror(-r));
+	cr_oci_state_done(&b.st);
+	return r < 0 ? OCI_EXIT_FAILED : 0;
+}
+
+int oci_cmd_delete(const struct oci_opts *o, int argc, char **argv)
+{
+	struct box b = {};
+	bool force = false;
+	int i = 1, r;
+
+	for (; i < argc && argv[i][0] == '-'; i++)
+		if (strcmp(argv[i], "--force") == 0 || strcmp(argv[i], "-f") == 0)
+			force = true;
+		else
+			return usage(o, "delete [--force] ID");
+	if (argc - i != 1)
+		return usage(o, "delete [--force] ID");
+	r = load(o, "delete", argv[i], &b);
+	if (r != 0)
+		return r;
+	if (b.st.status == CR_OCI_RUNNING && !force) {
+		oci_error(o, "delete %s: the container is running (stop it, or delete --force)", argv[i]);
+		cr_oci_state_done(&b.st);
+		return OCI_EXIT_FAILED;
+	}
+	/* a created one goes too, as engines expect: its process never ran */
+	if (init_alive(&b))
+		(void)signal_box(&b, SIGKILL, true);
+	/* the monitor cleans the sandbox's cgroup and mounts as it ends */
+	r = oci_wait_gone(b.init, b.init_start, 5000);
+	if (r >= 0 && b.st.status != CR_OCI_STOPPED)
+		r = oci_wait_gone(b.st.pid, b.st.pid_start_time, 5000);
+	if (r < 0)
+		oci_error(o, "delete %s: its processes did not end within 5 s", argv[i]);
+	else if ((r = oci_container_remove(b.root, argv[i])) < 0)
+		oci_error(o, "delete %s: cannot remove its state: %s", argv[i], strerror(-r));
+	cr_oci_state_done(&b.st);
+	return r < 0 ? OCI_EXIT_FAILED : 0;
+}
+
+int oci_cmd_ps(const struct oci_opts *o, int argc, char **argv)
+{
+	_cleanup_(oci_json_putp) json_object *a = json_object_new_array();
+	_cleanup_free_ pid_t *pids = NULL;
+	const char *id = argc >= 2 ? argv[argc - 1] : NULL;
+	struct box b = {};
+	size_t n = 0;
+	int r;
+
+	for (int i = 1; i < argc - 1; i++)
+		if (strcmp(argv[i], "--format") == 0 && i + 1 < argc - 1 &&
+		    strcmp(argv[i + 1], "json") == 0)
+			i++;
+		else if (strcmp(argv[i], "--format=json") != 0 && strcmp(argv[i], "-f") != 0)
+			return usage(o, "ps --format json ID");
+	if (!id || id[0] == '-')
+		return usage(o, "ps --format json ID");
+	r = load(o, "ps", id, &b);
+	if (r != 0)
+		return r;
+	if (b.st.status != CR_OCI_STOPPED && init_alive(&b))
+		r = oci_ns_pids(b.init, b.init_start, &pids, &n);
+	for (size_t i = 0; r >= 0 && a && i < n; i++)
+		r = cr_json_append(a, json_object_new_int(pids[i]));
+	cr_oci_state_done(&b.st);
+	if (r < 0 || !a) {
+		oci_error(o, "ps %s: %s", id, strerror(r < 0 ? -r : ENOMEM));
+		return OCI_EXIT_FAILED;
+	}
+	printf("%s\n", json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN));
+	return 0;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* config.json (a struct cr_oci_config) turned into the struct cr_policy the Linux driver
+ * enforces, with an explicit filesystem: root.path, mounts[] in order, maskedPaths and
+ * readonlyPaths; the namespaces, ids, capabilities and limits; and corral's floor under it all
+ * (the built-in seccomp denylist, /proc's kernel knobs read-only, a pids limit). */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bundle.h"
+#include "launcher/policy/policy.h"
+
+/* What the caller is, for the checks that depend on it. */
+struct cr_oci_caller {
+	uint32_t uid, gid;
+};
+
+/* Fill @ret from @c, whose bundle is the absolute directory @bundle. What config.json asks for
+ * and corral cannot do yet fails with -EOPNOTSUPP and @err naming the field ("linux.seccomp: a
+ * bundle's own seccomp profile is not translated yet"); -ENOMEM. @ret is filled either way and
+ * must be released with cr_policy_done() and strv_free() of its argv. Pure but for stat(2) of
+ * host paths (what maskedPaths hide: a directory or a file). */
+int cr_oci_policy_build(const struct cr_oci_config *c, const char *bundle,
+			const struct cr_oci_caller *caller, struct cr_policy *ret, char *err,
+			size_t size);
