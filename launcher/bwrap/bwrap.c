@@ -24,6 +24,7 @@
 #include "launcher/base/json-text.h"
 #include "launcher/base/json-util.h"
 #include "launcher/base/macro.h"
+#include "launcher/base/stamp.h"
 #include "launcher/driver.h"
 #include "launcher/policy/limits.h"
 
@@ -306,10 +307,12 @@ static int run(struct cr_bwrap *b)
 		return 1;
 	}
 	k = drv->spawn(r);
+	cr_stamp("spawn");
 	if (k >= 0)
 		report_started(b, drv, r);
 	/* A spawn that failed has its reason in the outcome. */
 	k = drv->wait(r, -1, &o);
+	cr_stamp("wait");
 	if (k < 0) {
 		say(3, "cannot run the sandbox: %s", strerror(-k));
 		drv->run_free(r);
@@ -326,6 +329,8 @@ int cr_bwrap_main(int argc, char **argv, const char *prog)
 	char msg[512];
 	int r;
 
+	cr_stamp_init();
+	cr_stamp("main");
 	/* The option is parsed later; bwrap's caller may die meanwhile. */
 	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if (strcmp(argv[i], "--level-prefix") == 0)
@@ -335,6 +340,7 @@ int cr_bwrap_main(int argc, char **argv, const char *prog)
 	r = cr_bwrap_parse(argc, argv, getuid(), getgid(), caller_caps(), mode, &b, msg,
 			   sizeof(msg));
 	level_prefix = b.level_prefix;
+	cr_stamp("parse");
 	if (r >= 0 && b.help) {
 		cr_bwrap_usage(prog, stdout);
 		cr_bwrap_done(&b);
@@ -369,7 +375,9 @@ int cr_bwrap_main(int argc, char **argv, const char *prog)
 		cr_bwrap_done(&b);
 		return 1;
 	}
+	cr_stamp("policy");
 	r = run(&b);
 	cr_bwrap_done(&b);
+	cr_stamp("run_free");
 	return r;
 }
