@@ -52,20 +52,49 @@ static int make_leaf(int parent, const char *name, bool dir, unsigned mode)
 	return 0;
 }
 
+/* The last component of @path missing, its parent there: make it and open it, three calls where
+ * the walk below takes one per component and more. -ENOENT when @path has no such shape or its
+ * parent is missing too. */
+static int make_last(int root_fd, const char *path, bool dir, unsigned mode)
+{
+	_cleanup_close_ int parent = -EBADF;
+	char dir_path[PATH_MAX];
+	const char *base = strrchr(path, '/');
+	int r;
+
+	if (!base || base[1] == '\0' || strcmp(base + 1, ".") == 0 || strcmp(base + 1, "..") == 0)
+		return -ENOENT;
+	(void)snprintf(dir_path, sizeof(dir_path), "%.*s", (int)(base - path), path);
+	parent = open_in_root(root_fd, dir_path);
+	if (parent < 0)
+		return parent;
+	r = make_leaf(parent, base + 1, dir, mode);
+	/* By the path again, as the walk does: a dangling symlink there stays ENOENT. */
+	return r < 0 ? r : open_in_root(root_fd, path);
+}
+
 /* Open @path under @root_fd, making the missing directories on the way (mode @pmode) and the
- * last component (a directory or, with !@dir, an empty file; mode @mode) when @create. */
+ * last component (a directory or, with !@dir, an empty file; mode @mode) when @create. The whole
+ * path first, then its parent: most destinations exist, or miss only their last component. */
 static int resolve(int root_fd, const char *path, bool create, bool dir, unsigned pmode,
 		   unsigned mode)
 {
 	char prefix[PATH_MAX];
 	size_t len = strlen(path);
+	int fd;
 
 	if (len >= sizeof(prefix))
 		return -ENAMETOOLONG;
+	fd = open_in_root(root_fd, path);
+	if (fd != -ENOENT || !create)
+		return fd;
+	fd = make_last(root_fd, path, dir, mode);
+	if (fd != -ENOENT)
+		return fd;
 	for (size_t end = 0; end <= len;) {
 		size_t start;
 		bool leaf;
-		int fd, parent, r;
+		int parent, r;
 
 		while (path[end] == '/')
 			end++;
