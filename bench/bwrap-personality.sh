@@ -2,12 +2,15 @@
 # The speed check of corral's bwrap personality (issue 20): srt's typical bwrap command line run
 # by /usr/bin/bwrap and by the personality, both ways it is reached (an executable named `bwrap`
 # and `corral bwrap`), in ONE hyperfine run (-N, no shell) so that all share the machine's state.
-# Prints each median and its ratio to bwrap's (the median of ROUNDS rounds' ratios; default 5);
-# the goal is at most 0.5x.
+# Each hardening level (CORRAL_BWRAP_MODE: compat, hardened) has hyperfine runs of its own, each
+# with bwrap in it. Prints each median and its ratio to bwrap's (the median of ROUNDS rounds'
+# ratios; default 5); the goal is at most 0.5x.
 #
 #   bench/bwrap-personality.sh [CORRAL] [RUNS]
 # Environment: BWRAP (default /usr/bin/bwrap), CR_BWRAP (the personality's own executable, when
-# it has one; default: a copy of CORRAL named `bwrap`).
+# it has one; default: a copy of CORRAL named `bwrap`), BEFORE (another corral, e.g. an older
+# build, run as `bwrap` in the same runs: a before/after in one run), MODES (default
+# "compat hardened").
 set -euo pipefail
 corral=$(realpath "${1:-build/corral}")
 runs=${2:-300}
@@ -26,20 +29,34 @@ cd "$top/ws"
 args="--ro-bind / / --bind $top/ws $top/ws --tmpfs $top/home/.ssh --dev /dev --proc /proc"
 args+=" --unshare-net --unshare-pid --unshare-user --new-session --die-with-parent -- /bin/true"
 export HOME=$top/home
+before=()
+if [ -n "${BEFORE:-}" ]; then
+	mkdir -p "$top/before"
+	cp "$BEFORE" "$top/before/bwrap"
+	before=("$top/before/bwrap $args")
+fi
 # hyperfine runs one command's runs after the other's: on a shared, loaded host the load drifts
 # between them. So ROUNDS short hyperfine runs, and the ratio is the median of each round's.
+modes=${MODES:-compat hardened}
 for ((r = 0; r < rounds; r++)); do
-	hyperfine -N --warmup 10 --runs "$((runs / rounds))" --export-json "$top/out.$r.json" \
-		"$bwrap $args" "$top/door/bwrap $args" "$corral bwrap $args" >/dev/null
+	for mode in $modes; do
+		CORRAL_BWRAP_MODE=$mode hyperfine -N --warmup 10 --runs "$((runs / rounds))" \
+			--export-json "$top/out.$mode.$r.json" "$bwrap $args" \
+			${before[@]+"${before[@]}"} \
+			"$top/door/bwrap $args" "$corral bwrap $args" >/dev/null
+	done
 done
-python3 - "$bwrap" "$top"/out.*.json <<'PY'
+for mode in $modes; do
+	python3 - "$mode" "$top"/out."$mode".*.json <<'PY'
 import json, statistics, sys
 rounds = [json.load(open(f))["results"] for f in sys.argv[2:]]
-print(f"median wall time per run, {len(rounds)} rounds (goal for the personality: at most 0.50x bwrap):")
+print(f"{sys.argv[1]}: median wall time per run, {len(rounds)} rounds "
+      "(goal for the personality: at most 0.50x bwrap):")
 for i, r in enumerate(rounds[0]):
-    name = r["command"].split(" ")[0]
+    name = "/".join(r["command"].split(" ")[0].split("/")[-2:])
     meds = [rd[i]["median"] for rd in rounds]
     ratios = [rd[i]["median"] / rd[0]["median"] for rd in rounds]
     print(f'  {statistics.median(meds)*1e3:7.3f} ms  {statistics.median(ratios):5.2f}x bwrap '
           f'(rounds: {" ".join(f"{x:.2f}" for x in ratios)})  {name}')
 PY
+done
