@@ -36,26 +36,31 @@ if [ -n "${BEFORE:-}" ]; then
 	before=("$top/before/bwrap $args")
 fi
 # hyperfine runs one command's runs after the other's: on a shared, loaded host the load drifts
-# between them. So ROUNDS short hyperfine runs, and the ratio is the median of each round's.
+# between them. So ROUNDS short hyperfine runs, each with the commands in another order (a
+# rotation: none is always first or last), and the ratio is the median of each round's.
 modes=${MODES:-compat hardened}
+cmds=("$bwrap $args" ${before[@]+"${before[@]}"} "$top/door/bwrap $args" "$corral bwrap $args")
 for ((r = 0; r < rounds; r++)); do
+	order=()
+	for ((i = 0; i < ${#cmds[@]}; i++)); do
+		order+=("${cmds[(i + r) % ${#cmds[@]}]}")
+	done
 	for mode in $modes; do
 		CORRAL_BWRAP_MODE=$mode hyperfine -N --warmup 10 --runs "$((runs / rounds))" \
-			--export-json "$top/out.$mode.$r.json" "$bwrap $args" \
-			${before[@]+"${before[@]}"} \
-			"$top/door/bwrap $args" "$corral bwrap $args" >/dev/null
+			--export-json "$top/out.$mode.$r.json" "${order[@]}" >/dev/null
 	done
 done
 for mode in $modes; do
-	python3 - "$mode" "$top"/out."$mode".*.json <<'PY'
+	python3 - "$mode" "$bwrap" "$top"/out."$mode".*.json <<'PY'
 import json, statistics, sys
-rounds = [json.load(open(f))["results"] for f in sys.argv[2:]]
+rounds = [{r["command"]: r for r in json.load(open(f))["results"]} for f in sys.argv[3:]]
+bwrap = next(c for c in rounds[0] if c.startswith(sys.argv[2] + " "))
 print(f"{sys.argv[1]}: median wall time per run, {len(rounds)} rounds "
       "(goal for the personality: at most 0.50x bwrap):")
-for i, r in enumerate(rounds[0]):
-    name = "/".join(r["command"].split(" ")[0].split("/")[-2:])
-    meds = [rd[i]["median"] for rd in rounds]
-    ratios = [rd[i]["median"] / rd[0]["median"] for rd in rounds]
+for cmd in sorted(rounds[0], key=lambda c: c != bwrap):
+    name = "/".join(cmd.split(" ")[0].split("/")[-2:])
+    meds = [rd[cmd]["median"] for rd in rounds]
+    ratios = [rd[cmd]["median"] / rd[bwrap]["median"] for rd in rounds]
     print(f'  {statistics.median(meds)*1e3:7.3f} ms  {statistics.median(ratios):5.2f}x bwrap '
           f'(rounds: {" ".join(f"{x:.2f}" for x in ratios)})  {name}')
 PY
