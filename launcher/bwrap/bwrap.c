@@ -94,7 +94,7 @@ static uint64_t caller_caps(void)
 }
 
 /* Every descriptor the caller passed, as bwrap hands them all to the command, but those it
- * consumes itself. */
+ * consumes itself (and CORRAL_STAMP_FD's, which is corral's own). */
 static int inherited_fds(const struct cr_bwrap *b, int **ret, size_t *ret_n)
 {
 	DIR *d = opendir("/proc/self/fd");
@@ -109,7 +109,7 @@ static int inherited_fds(const struct cr_bwrap *b, int **ret, size_t *ret_n)
 
 		if (e->d_name[0] == '.' || fd <= 2 || fd == dirfd(d) || fd == b->info_fd ||
 		    fd == b->json_status_fd || fd == b->policy.ex.block_fd ||
-		    fd == b->policy.ex.userns_block_fd)
+		    fd == b->policy.ex.userns_block_fd || fd == cr_stamp_fd())
 			continue;
 		a = reallocarray(v, n + 1, sizeof(int));
 		if (!a) {
