@@ -10,7 +10,9 @@
 # Environment: BWRAP (default /usr/bin/bwrap), CR_BWRAP (the personality's own executable, when
 # it has one; default: a copy of CORRAL named `bwrap`), BEFORE (another corral, e.g. an older
 # build, run as `bwrap` in the same runs: a before/after in one run), MODES (default
-# "compat hardened").
+# "compat hardened"), INTERLEAVED (a number of runs: then also a run that alternates the commands
+# run by run, each spawned directly, and gives each one's median ratio to the bwrap run next to
+# it: on a loaded host, steadier than hyperfine's one command after the other).
 set -euo pipefail
 corral=$(realpath "${1:-build/corral}")
 runs=${2:-300}
@@ -65,3 +67,28 @@ for cmd in sorted(rounds[0], key=lambda c: c != bwrap):
           f'(rounds: {" ".join(f"{x:.2f}" for x in ratios)})  {name}')
 PY
 done
+[ -n "${INTERLEAVED:-}" ] || exit 0
+python3 - "$INTERLEAVED" "$modes" "$bwrap" "$top" "$corral" ${BEFORE:+"$top/before/bwrap"} "$top/door/bwrap" -- $args <<'PY'
+import os, statistics, sys, time
+n, modes, bwrap, top, corral = int(sys.argv[1]), sys.argv[2].split(), sys.argv[3], sys.argv[4], sys.argv[5]
+sep = sys.argv.index("--")
+doors, args = sys.argv[6:sep], sys.argv[sep + 1:]
+subjects = [("bwrap", None, [bwrap] + args)]
+for mode in modes:
+    subjects += [(f"{mode} {'/'.join(d.split('/')[-2:])}", mode, [d] + args) for d in doors]
+    subjects.append((f"{mode} corral bwrap", mode, [corral, "bwrap"] + args))
+times = {s[0]: [] for s in subjects}
+for i in range(n + 10):
+    for name, mode, argv in subjects if i % 2 else subjects[::-1]:
+        env = dict(os.environ, CORRAL_BWRAP_MODE=mode) if mode else os.environ
+        t = time.perf_counter_ns()
+        _, st = os.waitpid(os.posix_spawn(argv[0], argv, env), 0)
+        if st:
+            sys.exit(f"bench: {name} failed ({st})")
+        if i >= 10:
+            times[name].append((time.perf_counter_ns() - t) / 1e6)
+print(f"interleaved: {n} runs of each, alternating run by run (goal: at most 0.50x bwrap):")
+for name, _, _ in subjects:
+    ratio = statistics.median(a / b for a, b in zip(times[name], times["bwrap"]))
+    print(f"  {statistics.median(times[name]):7.3f} ms  {ratio:5.2f}x bwrap (median of run-by-run ratios)  {name}")
+PY
