@@ -201,6 +201,13 @@ static int add_one(struct cr_mount_plan *plan, const struct cr_fs_op *f, unsigne
 	}
 }
 
+static bool ends_with_proc(const struct cr_policy *p)
+{
+	const struct cr_fs_op *f = p->n_fs_ops ? &p->fs_ops[p->n_fs_ops - 1] : NULL;
+
+	return f && f->kind == CR_FS_PROC && strcmp(f->dst, "/proc") == 0;
+}
+
 int cr_mount_plan_explicit(const struct cr_policy *p, const struct cr_host_view *host,
 			   struct cr_mount_plan *plan)
 {
@@ -209,8 +216,9 @@ int cr_mount_plan_explicit(const struct cr_policy *p, const struct cr_host_view 
 	for (size_t i = 0; i < p->n_fs_ops && r >= 0; i++)
 		r = add_one(plan, &p->fs_ops[i], p->ex.namespaces, host);
 	/* Whatever /proc the sandbox shows, a fresh one or the host's through a bind of /: its
-	 * kernel knobs read-only, even to a root caller. */
-	if (r >= 0 && p->ex.harden_proc)
+	 * kernel knobs read-only, even to a root caller. Not twice: a --proc /proc last of all
+	 * (srt's and codex's order) has just made them so, and nothing came after it. */
+	if (r >= 0 && p->ex.harden_proc && !ends_with_proc(p))
 		r = add_proc_knobs(plan, "/proc");
 	return r;
 }

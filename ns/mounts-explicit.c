@@ -52,20 +52,49 @@ static int make_leaf(int parent, const char *name, bool dir, unsigned mode)
 	return 0;
 }
 
+/* The last component of @path missing, its parent there: make it and open it, three calls where
+ * the walk below takes one per component and more. -ENOENT when @path has no such shape or its
+ * parent is missing too. */
+static int make_last(int root_fd, const char *path, bool dir, unsigned mode)
+{
+	_cleanup_close_ int parent = -EBADF;
+	char dir_path[PATH_MAX];
+	const char *base = strrchr(path, '/');
+	int r;
+
+	if (!base || base[1] == '\0' || strcmp(base + 1, ".") == 0 || strcmp(base + 1, "..") == 0)
+		return -ENOENT;
+	(void)snprintf(dir_path, sizeof(dir_path), "%.*s", (int)(base - path), path);
+	parent = open_in_root(root_fd, dir_path);
+	if (parent < 0)
+		return parent;
+	r = make_leaf(parent, base + 1, dir, mode);
+	/* By the path again, as the walk does: a dangling symlink there stays ENOENT. */
+	return r < 0 ? r : open_in_root(root_fd, path);
+}
+
 /* Open @path under @root_fd, making the missing directories on the way (mode @pmode) and the
- * last component (a directory or, with !@dir, an empty file; mode @mode) when @create. */
+ * last component (a directory or, with !@dir, an empty file; mode @mode) when @create. The whole
+ * path first, then its parent: most destinations exist, or miss only their last component. */
 static int resolve(int root_fd, const char *path, bool create, bool dir, unsigned pmode,
 		   unsigned mode)
 {
 	char prefix[PATH_MAX];
 	size_t len = strlen(path);
+	int fd;
 
 	if (len >= sizeof(prefix))
 		return -ENAMETOOLONG;
+	fd = open_in_root(root_fd, path);
+	if (fd != -ENOENT || !create)
+		return fd;
+	fd = make_last(root_fd, path, dir, mode);
+	if (fd != -ENOENT)
+		return fd;
 	for (size_t end = 0; end <= len;) {
 		size_t start;
 		bool leaf;
-		int fd, parent, r;
+		int parent, r;
 
 		while (path[end] == '/')
 			end++;
@@ -117,17 +146,29 @@ static int detail(struct cr_child_ctx *ctx, int r, const char *fmt, ...)
 	return r;
 }
 
+static int link_at(struct cr_child_ctx *ctx, const struct cr_mount_op *op, int parent,
+		   const char *base);
+
 static int make_symlink(struct cr_child_ctx *ctx, const struct cr_mount_op *op, int root_fd)
 {
 	_cleanup_close_ int parent = -EBADF;
-	char dir[PATH_MAX], old[PATH_MAX];
+	char dir[PATH_MAX];
 	const char *base = strrchr(op->dst, '/') + 1;
-	ssize_t n;
 
 	(void)snprintf(dir, sizeof(dir), "%.*s", (int)(base - op->dst), op->dst);
 	parent = resolve(root_fd, dir, true, true, 0755, 0755);
 	if (parent < 0)
 		return detail(ctx, parent, "Can't make symlink at %s", op->dst);
+	return link_at(ctx, op, parent, base);
+}
+
+/* The link @op makes, named @base in the directory open at @parent. */
+static int link_at(struct cr_child_ctx *ctx, const struct cr_mount_op *op, int parent,
+		   const char *base)
+{
+	char old[PATH_MAX];
+	ssize_t n;
+
 	if (symlinkat(op->src, parent, base) == 0)
 		return 0;
 	if (errno != EEXIST)
@@ -387,7 +428,81 @@ static bool creates(const struct cr_mount_op *op)
 	       op->kind != CR_MOUNT_CHMOD;
 }
 
-int cr_mounts_explicit_one(struct cr_child_ctx *ctx, const struct cr_mount_op *op, int root_fd)
+/* The tmpfs the last operation mounted, while no other operation has come since but those that
+ * made or mounted an entry right in it (/dev's nodes, links, shm and pts after --dev): those are
+ * made from a descriptor of its root, by name, instead of each by a walk from the new root. Its
+ * root cannot have changed meanwhile: only its own entries were mounted on. */
+static struct {
+	char path[PATH_MAX]; /* the tmpfs operation's destination; "" when none */
+	int fd;		     /* its root, opened at the first use; or -EBADF */
+} fresh = { .fd = -EBADF };
+
+static void fresh_forget(void)
+{
+	fresh.path[0] = '\0';
+	closep(&fresh.fd);
+	fresh.fd = -EBADF;
+}
+
+/* @op's destination as a name right in the fresh tmpfs, or NULL. */
+static const char *fresh_name(const struct cr_mount_op *op)
+{
+	const char *base = strrchr(op->dst, '/');
+	size_t n = base ? (size_t)(base - op->dst) : 0;
+
+	if (!fresh.path[0] || !base || strlen(fresh.path) != n ||
+	    strncmp(fresh.path, op->dst, n) != 0 || !base[1] || strcmp(base + 1, ".") == 0 ||
+	    strcmp(base + 1, "..") == 0)
+		return NULL;
+	if (op->kind != CR_MOUNT_DEVICE && op->kind != CR_MOUNT_SYMLINK &&
+	    op->kind != CR_MOUNT_DIR && op->kind != CR_MOUNT_DEVPTS)
+		return NULL;
+	return base + 1;
+}
+
+static int fresh_open(const char *name)
+{
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	long fd = syscall(SYS_openat2, fresh.fd, name, &how, sizeof(how));
+
+	return fd < 0 ? negative_errno() : (int)fd;
+}
+
+/* @op, whose destination is @name in the fresh tmpfs. 1: not done, as it must take the walk (a
+ * symlink is there already). */
+static int fresh_one(struct cr_child_ctx *ctx, const struct cr_mount_op *op, int root_fd,
+		     const char *name)
+{
+	_cleanup_close_ int target = -EBADF;
+	bool dir = !(op->flags & CR_MNT_FILE);
+	int r;
+
+	if (fresh.fd < 0)
+		fresh.fd = open_in_root(root_fd, fresh.path);
+	if (fresh.fd < 0)
+		return 1;
+	if (op->kind == CR_MOUNT_SYMLINK)
+		return link_at(ctx, op, fresh.fd, name);
+	target = fresh_open(name);
+	if (target == -ENOENT) {
+		r = make_leaf(fresh.fd, name, dir,
+			      dir ? (op->kind == CR_MOUNT_DIR ? op->mode : 0755) : 0444);
+		if (r < 0)
+			return detail(ctx, r, "Can't create %s %s",
+				      cr_mount_kind_to_string(op->kind), op->dst);
+		target = fresh_open(name);
+	}
+	if (target == -ELOOP)
+		return 1;
+	if (target < 0)
+		return detail(ctx, target, "Can't create %s %s", cr_mount_kind_to_string(op->kind),
+			      op->dst);
+	r = mount_one(op, target);
+	return r < 0 ? detail(ctx, r, "Can't %s %s", cr_mount_kind_to_string(op->kind), op->dst) : 0;
+}
+
+static int walk_one(struct cr_child_ctx *ctx, const struct cr_mount_op *op, int root_fd)
 {
 	_cleanup_close_ int target = -EBADF;
 	bool dir;
@@ -399,10 +514,6 @@ int cr_mounts_explicit_one(struct cr_child_ctx *ctx, const struct cr_mount_op *o
 		r = write_data(op, root_fd);
 		return r < 0 ? detail(ctx, r, "Can't write data to file %s", op->dst) : 0;
 	}
-	if ((op->kind == CR_MOUNT_BIND || op->kind == CR_MOUNT_DEVICE) && op->src_fd < 0)
-		return 0; /* --*-try, or a device this host lacks */
-	if (op->kind == CR_MOUNT_OVERLAY_SRC)
-		return 0;
 	dir = op->kind == CR_MOUNT_BIND ? is_dir_fd(op->src_fd) : !(op->flags & CR_MNT_FILE);
 	target = resolve(root_fd, op->dst, creates(op), dir, parent_mode(op),
 			 dir ? (op->kind == CR_MOUNT_DIR ? op->mode : 0755) : 0444);
@@ -415,4 +526,25 @@ int cr_mounts_explicit_one(struct cr_child_ctx *ctx, const struct cr_mount_op *o
 	if (r < 0)
 		return detail(ctx, r, "Can't %s %s", cr_mount_kind_to_string(op->kind), op->dst);
 	return 0;
+}
+
+int cr_mounts_explicit_one(struct cr_child_ctx *ctx, const struct cr_mount_op *op, int root_fd)
+{
+	const char *name;
+	int r = 1;
+
+	if (((op->kind == CR_MOUNT_BIND || op->kind == CR_MOUNT_DEVICE) && op->src_fd < 0) ||
+	    op->kind == CR_MOUNT_OVERLAY_SRC)
+		r = 0; /* --*-try, or a device this host lacks; an overlay's, done with it */
+	else if ((name = fresh_name(op)))
+		r = fresh_one(ctx, op, root_fd, name);
+	if (r == 1) {
+		fresh_forget();
+		r = walk_one(ctx, op, root_fd);
+		if (r >= 0 && op->kind == CR_MOUNT_TMPFS && strlen(op->dst) < sizeof(fresh.path))
+			memcpy(fresh.path, op->dst, strlen(op->dst) + 1);
+	}
+	if (op == &ctx->plan.ops[ctx->plan.n_ops - 1])
+		fresh_forget(); /* the last: pid 1 keeps no descriptor of it */
+	return r;
 }

@@ -24,6 +24,7 @@
 #include "launcher/base/json-text.h"
 #include "launcher/base/json-util.h"
 #include "launcher/base/macro.h"
+#include "launcher/base/stamp.h"
 #include "launcher/driver.h"
 #include "launcher/policy/limits.h"
 
@@ -93,7 +94,7 @@ static uint64_t caller_caps(void)
 }
 
 /* Every descriptor the caller passed, as bwrap hands them all to the command, but those it
- * consumes itself. */
+ * consumes itself (and CORRAL_STAMP_FD's, which is corral's own). */
 static int inherited_fds(const struct cr_bwrap *b, int **ret, size_t *ret_n)
 {
 	DIR *d = opendir("/proc/self/fd");
@@ -108,7 +109,7 @@ static int inherited_fds(const struct cr_bwrap *b, int **ret, size_t *ret_n)
 
 		if (e->d_name[0] == '.' || fd <= 2 || fd == dirfd(d) || fd == b->info_fd ||
 		    fd == b->json_status_fd || fd == b->policy.ex.block_fd ||
-		    fd == b->policy.ex.userns_block_fd)
+		    fd == b->policy.ex.userns_block_fd || fd == cr_stamp_fd())
 			continue;
 		a = reallocarray(v, n + 1, sizeof(int));
 		if (!a) {
@@ -306,10 +307,12 @@ static int run(struct cr_bwrap *b)
 		return 1;
 	}
 	k = drv->spawn(r);
+	cr_stamp("spawn");
 	if (k >= 0)
 		report_started(b, drv, r);
 	/* A spawn that failed has its reason in the outcome. */
 	k = drv->wait(r, -1, &o);
+	cr_stamp("wait");
 	if (k < 0) {
 		say(3, "cannot run the sandbox: %s", strerror(-k));
 		drv->run_free(r);
@@ -326,6 +329,8 @@ int cr_bwrap_main(int argc, char **argv, const char *prog)
 	char msg[512];
 	int r;
 
+	cr_stamp_init();
+	cr_stamp("main");
 	/* The option is parsed later; bwrap's caller may die meanwhile. */
 	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if (strcmp(argv[i], "--level-prefix") == 0)
@@ -335,6 +340,7 @@ int cr_bwrap_main(int argc, char **argv, const char *prog)
 	r = cr_bwrap_parse(argc, argv, getuid(), getgid(), caller_caps(), mode, &b, msg,
 			   sizeof(msg));
 	level_prefix = b.level_prefix;
+	cr_stamp("parse");
 	if (r >= 0 && b.help) {
 		cr_bwrap_usage(prog, stdout);
 		cr_bwrap_done(&b);
@@ -369,7 +375,9 @@ int cr_bwrap_main(int argc, char **argv, const char *prog)
 		cr_bwrap_done(&b);
 		return 1;
 	}
+	cr_stamp("policy");
 	r = run(&b);
 	cr_bwrap_done(&b);
+	cr_stamp("run_free");
 	return r;
 }

@@ -146,6 +146,16 @@ if [ "$(id -u)" -eq 0 ]; then
 	bw root hardened --dev-bind / / --unshare-pid --proc /proc -- sh -c \
 		'echo x >/proc/sys/kernel/core_pattern 2>/dev/null && echo write=1 || echo write=0'
 	res "root/hardened: the same through --proc" RC=0 write=0
+	# srt's order, --proc /proc last: its knobs are made read-only once, not again at the end.
+	# Attack: undo that mount, then write a knob (domainname, with the value it has: harmless
+	# if it went through). Control: in compat mode, as in bwrap, both work.
+	knob='umount /proc/sys 2>/dev/null; d=$(cat /proc/sys/kernel/domainname)
+		echo "$d" >/proc/sys/kernel/domainname 2>/dev/null && echo write=1 || echo write=0'
+	bw root compat --ro-bind / / --dev /dev --unshare-user --unshare-pid --proc /proc -- sh -c "$knob"
+	res "root/compat: a knob under --proc /proc is written once its mount is undone (control)" \
+		RC=0 write=1
+	bw root hardened --ro-bind / / --dev /dev --unshare-user --unshare-pid --proc /proc -- sh -c "$knob"
+	res "root/hardened: not with --proc /proc last either" RC=0 write=0
 fi
 
 # --- the bwrap executable, and /proc/self/exe -----------------------------------------------

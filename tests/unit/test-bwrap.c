@@ -169,7 +169,8 @@ static int no_link(const char *path, char **ret)
 static const struct cr_host_view host = { .readlink = no_link, .exists = always, .is_dir = always };
 
 /* The plan: the operations in order; --proc in the caller's pid namespace is its /proc bound;
- * hardened adds /proc's knobs read-only at the end. */
+ * hardened adds /proc's knobs read-only at the end, but for a --proc /proc that is already the
+ * end. */
 static void test_plan(void **state)
 {
 	struct cr_mount_plan plan;
@@ -191,8 +192,23 @@ static void test_plan(void **state)
 	b.policy.ex.harden_proc = true;
 	assert_int_equal(cr_mount_plan_build(&b.policy, &host, &plan), 0);
 	assert_int_equal(plan.ops[1].kind, CR_MOUNT_PROC);
-	assert_int_equal(plan.n_ops, 10);
-	assert_string_equal(plan.ops[9].dst, "/proc/bus");
+	assert_int_equal(plan.n_ops, 6);
+	assert_string_equal(plan.ops[5].dst, "/proc/bus");
+	cr_mount_plan_done(&plan);
+	cr_bwrap_done(&b);
+
+	/* Anything after the --proc (here a bind over a knob) and the knobs come again, last. */
+	assert_int_equal(parse(&b, 1000, CR_BWRAP_COMPAT, "--bind", "/", "/", "--proc", "/proc",
+			       "--bind", "/x", "/proc/sys", "true", NULL),
+			 0);
+	b.policy.ex.namespaces |= CR_NS_PID;
+	b.policy.ex.harden_proc = true;
+	assert_int_equal(cr_mount_plan_build(&b.policy, &host, &plan), 0);
+	assert_int_equal(plan.n_ops, 11);
+	assert_int_equal(plan.ops[6].kind, CR_MOUNT_BIND);
+	assert_int_equal(plan.ops[7].kind, CR_MOUNT_RDONLY);
+	assert_string_equal(plan.ops[7].dst, "/proc/sys");
+	assert_string_equal(plan.ops[10].dst, "/proc/bus");
 	cr_mount_plan_done(&plan);
 	cr_bwrap_done(&b);
 }
