@@ -559,9 +559,10 @@ static void try_v1(struct cr_cgroup *cg, const struct cr_cgroup_host *h, unsigne
 			       strcmp(h->v1_path[c], "/") == 0 ? "" : h->v1_path[c]);
 		/* corral's own directory is there after the first run: made only when missing. */
 		r = make_run_dir(base, false, &cg->v1[c]);
-		if (r == -ENOENT)
-			r = mkdir(base, 0755) < 0 && errno != EEXIST ? negative_errno()
-								     : make_run_dir(base, false, &cg->v1[c]);
+		if (r == -ENOENT && mkdir(base, 0755) < 0 && errno != EEXIST)
+			r = negative_errno();
+		else if (r == -ENOENT)
+			r = make_run_dir(base, false, &cg->v1[c]);
 		if (r >= 0)
 			r = open_tasks(&cg->v1[c], &cg->v1_tasks[c]);
 		if (r < 0)
