@@ -177,16 +177,21 @@ static void destroy_children(const char *path, bool v2, unsigned depth)
 	(void)closedir(d);
 }
 
-/* Kill what is in @path, then remove it. The processes die asynchronously; rmdir is retried. */
+/* Kill what is in @path, then remove it. The processes die asynchronously; rmdir is retried.
+ * The usual case, an empty directory (its processes were reaped), is one rmdir(). */
 static int destroy_dir(const char *path, bool v2)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int fd = -EBADF;
 	char procs[4096];
 
+	if (rmdir(path) == 0 || errno == ENOENT)
+		return 0;
+	if (errno != EBUSY)
+		return negative_errno();
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : negative_errno();
-	if (rmdir(path) < 0 && errno == EBUSY)
-		destroy_children(path, v2, 0);
+	destroy_children(path, v2, 0);
 	for (int i = 0; i < DESTROY_TRIES; i++) {
 		if (rmdir(path) == 0 || errno == ENOENT)
 			return 0;
@@ -207,10 +212,16 @@ static int destroy_dir(const char *path, bool v2)
  * clean up). A pid that was reused keeps its directory until that process is gone too. */
 static void remove_stale(const char *base, bool v2)
 {
-	DIR *d = opendir(base);
+	DIR *d = NULL;
 	struct dirent *de;
+	struct stat st;
 	char path[PATH_MAX];
 
+	/* A cgroup directory's link count is 2 plus its subdirectories (kernfs): when the run's
+	 * own is the only one, nothing is stale and the directory need not be read. */
+	if (stat(base, &st) == 0 && st.st_nlink <= 3)
+		return;
+	d = opendir(base);
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
@@ -546,9 +557,11 @@ static void try_v1(struct cr_cgroup *cg, const struct cr_cgroup_host *h, unsigne
 			continue;
 		(void)snprintf(base, sizeof(base), "%s%s/corral", h->v1_mount[c],
 			       strcmp(h->v1_path[c], "/") == 0 ? "" : h->v1_path[c]);
-		if (mkdir(base, 0755) < 0 && errno != EEXIST)
+		/* corral's own directory is there after the first run: made only when missing. */
+		r = make_run_dir(base, false, &cg->v1[c]);
+		if (r == -ENOENT && mkdir(base, 0755) < 0 && errno != EEXIST)
 			r = negative_errno();
-		if (r >= 0)
+		else if (r == -ENOENT)
 			r = make_run_dir(base, false, &cg->v1[c]);
 		if (r >= 0)
 			r = open_tasks(&cg->v1[c], &cg->v1_tasks[c]);

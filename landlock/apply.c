@@ -15,17 +15,14 @@
 #include "launcher/base/macro.h"
 #include "launcher/base/path-open.h"
 
-/* Grant @access (already masked by what the ruleset handles) beneath the file at @fd; a file
- * that is not a directory keeps only the file rights. 0 (also when nothing is left to grant) or
- * -errno. */
-static int add_beneath(int ruleset, int fd, uint64_t access)
+/* Grant @access (already masked by what the ruleset handles) beneath the file at @fd, of
+ * @mode; a file that is not a directory keeps only the file rights. 0 (also when nothing is left
+ * to grant) or -errno. */
+static int add_beneath(int ruleset, int fd, mode_t mode, uint64_t access)
 {
 	struct cr_ll_path_beneath_attr attr = { .parent_fd = fd };
-	struct stat st;
 
-	if (fstat(fd, &st) < 0)
-		return negative_errno();
-	if (!S_ISDIR(st.st_mode))
+	if (!S_ISDIR(mode))
 		access &= LL_FS_FILE;
 	if (access == 0)
 		return 0; /* the kernel refuses an empty rule (ENOMSG) */
@@ -36,13 +33,16 @@ static int add_beneath(int ruleset, int fd, uint64_t access)
 static int add_path(int ruleset, const struct cr_landlock_rule *rule, uint64_t handled)
 {
 	_cleanup_close_ int fd = -EBADF;
+	struct stat st;
 
 	fd = cr_open_path_nofollow(rule->path);
 	if (fd == -ENOENT && rule->optional)
 		return 0;
 	if (fd < 0)
 		return fd;
-	return add_beneath(ruleset, fd, rule->access & handled);
+	if (fstat(fd, &st) < 0)
+		return negative_errno();
+	return add_beneath(ruleset, fd, st.st_mode, rule->access & handled);
 }
 
 /* Let the command reopen what descriptor @fd already gives it, as /dev/stdout and
@@ -67,7 +67,7 @@ static void add_fd(int ruleset, int fd, uint64_t handled)
 		access |= LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE;
 	if (!S_ISREG(st.st_mode))
 		access |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
-	if (add_beneath(ruleset, fd, access & handled) < 0)
+	if (add_beneath(ruleset, fd, st.st_mode, access & handled) < 0)
 		cr_debug("landlock: no rule for descriptor %d", fd);
 }
 

@@ -383,7 +383,7 @@ static int linux_prepare(const struct cr_policy *p, struct cr_run **ret,
 		.msg_fd = -EBADF,
 		.sig_fd = -EBADF,
 		.sync_w = -EBADF,
-		.ctx = { .policy = p, .sync_fd = -EBADF, .msg_fd = -EBADF,
+		.ctx = { .policy = p, .sync_fd = -EBADF, .msg_fd = -EBADF, .max_userns_fd = -EBADF,
 			 .proxy_fd = proxy ? cr_proxy_sandbox_fd(proxy) : -EBADF,
 			 .proxy_listen_fd = -EBADF, .parent_stat_fd = -EBADF, .proc_fd = -EBADF },
 	};

@@ -302,6 +302,23 @@ static int apply_one(const struct cr_mount_op *op, struct walk_cache *c)
 	}
 }
 
+/* Right after the sandbox's /proc is mounted, before the plan makes /proc/sys read-only: its
+ * max_user_namespaces, for stage userns_limit. Through this fresh /proc the look-up costs a
+ * fifth of one through the host's, whose /proc/sys dcache holds an entry per user namespace
+ * that looked there (about 11 against 56 us here). */
+static void open_max_userns(struct cr_child_ctx *ctx, int root_fd, const struct cr_mount_op *op)
+{
+	char path[PATH_MAX];
+
+	if (op->kind != CR_MOUNT_PROC || ctx->policy->ex.on || ctx->max_userns_fd != -EBADF ||
+	    snprintf(path, sizeof(path), ".%s/sys/user/max_user_namespaces", op->dst) >=
+		    (int)sizeof(path))
+		return;
+	ctx->max_userns_fd = openat(root_fd, path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (ctx->max_userns_fd < 0)
+		ctx->max_userns_fd = errno == EBADF ? -EIO : negative_errno();
+}
+
 static bool host_src(const struct cr_mount_op *op)
 {
 	return op->src && op->kind != CR_MOUNT_SYMLINK && op->kind != CR_MOUNT_TEXT;
@@ -340,6 +357,8 @@ int cr_mounts_apply(struct cr_child_ctx *ctx, const char *root)
 		ctx->detail[0] = '\0';
 		r = op->flags & CR_MNT_EXPLICIT ? cr_mounts_explicit_one(ctx, op, root_fd)
 						: apply_one(op, &c);
+		if (r >= 0)
+			open_max_userns(ctx, root_fd, op);
 		closep(&op->src_fd);
 		if (op->flags & CR_MNT_SECRET && op->src) /* in the file now: pid 1 needs no copy */
 			explicit_bzero(op->src, strlen(op->src));

@@ -137,8 +137,13 @@ static int stage_userns_limit(struct cr_child_ctx *ctx)
 	}
 	/* The limit belongs to the sandbox's own user namespace and binds everything in it: with
 	 * no nested user namespace, the command can never regain capabilities to create any other
-	 * namespace either. */
-	fd = open("/proc/sys/user/max_user_namespaces", O_WRONLY | O_CLOEXEC);
+	 * namespace either. Written through the sandbox's /proc (cr_mounts_apply() opened it), or
+	 * the host's where the plan has none. */
+	fd = TAKE_FD(ctx->max_userns_fd);
+	if (fd == -EBADF)
+		fd = open("/proc/sys/user/max_user_namespaces", O_WRONLY | O_CLOEXEC);
+	else if (fd < 0)
+		errno = -fd;
 	if (fd < 0 || write(fd, "0", 1) != 1) {
 		(void)snprintf(ctx->detail, sizeof(ctx->detail),
 			       "cannot forbid nested user namespaces (/proc/sys/user/max_user_namespaces)");
@@ -362,9 +367,9 @@ static const struct {
 	{ CR_STAGE_MOUNT_NS, stage_mount_ns },
 	{ CR_STAGE_OPEN_SOURCES, stage_open_sources },
 	{ CR_STAGE_CREDS, stage_creds },
-	{ CR_STAGE_USERNS_LIMIT, stage_userns_limit },
 	{ CR_STAGE_ROOT, stage_root },
 	{ CR_STAGE_MOUNTS, stage_mounts },
+	{ CR_STAGE_USERNS_LIMIT, stage_userns_limit }, /* after mounts: see open_max_userns() */
 	{ CR_STAGE_PIVOT_ROOT, stage_pivot },
 	{ CR_STAGE_REMOUNT_RO, stage_remount_ro },
 	{ CR_STAGE_LOOPBACK, stage_loopback },

@@ -9,7 +9,7 @@
 source "$CR_TESTS_DIR/integration/lib.sh"
 
 
-EPERM=1 EBADF=9 ENXIO=6 EACCES=13 EINVAL=22
+EPERM=1 EBADF=9 ENXIO=6 EACCES=13 EINVAL=22 ENOSPC=28
 ZERO=0000000000000000
 # The PATH every sandbox gets unless --keep-env PATH or --setenv PATH says otherwise.
 STD_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -169,6 +169,19 @@ for mode in $MODES; do
 		[ "$(sed -n 's/^userns=//p' <<<"$OUT")" != 0 ] ||
 			diag "corral does not stop a nested user namespace: no seccomp filter, and user.max_user_namespaces is not lowered inside"
 	done
+
+	# The limit alone, without the filter that also refuses unshare(CLONE_NEWUSER): the sandbox's
+	# own user.max_user_namespaces is 0 (written by pid 1 through the sandbox's /proc), so the
+	# kernel refuses a nested user namespace with ENOSPC, and nothing can raise it again.
+	sb "$mode" "$ws" --seccomp=off -- sh -c '
+		echo limit=$(cat /proc/sys/user/max_user_namespaces)
+		"$0" unshare-user; echo userns=$?
+		echo 5 >/proc/sys/user/max_user_namespaces 2>/dev/null; echo raise=$?
+		echo after=$(cat /proc/sys/user/max_user_namespaces)
+		"$0" fork; echo fork=$?
+		"$0" write "$1/ok"; echo ctl=$?' "$PROBE" "$ws"
+	res "$mode --seccomp=off: user.max_user_namespaces is 0 inside and cannot be raised: a nested user namespace fails with ENOSPC, while fork works" \
+		limit=0 userns=$ENOSPC raise='!0' after=0 fork=0 ctl=0 RC=0
 
 	# Hostname: corral by default, --hostname NAME, the host's untouched.
 	host_before=$(uname -n)
