@@ -56,7 +56,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -237,6 +236,12 @@ struct runner_buf {
 	char *v[CR_WARM_MAX_REQUEST + 2];
 };
 
+/* Each worker's own (a worker is a copy of the zygote, not a thread of it), in the binary's
+ * zeroed data rather than mapped when the worker starts: under a memory limit that can only be
+ * RLIMIT_AS, a process whose address space is already past it (an AddressSanitizer build's
+ * shadow) could map nothing more, and its runner could not be made. */
+static struct runner_buf runner_buf;
+
 /* The runner: as confined as a run's command before it, blocked until the one request. */
 static _Noreturn void runner_main(const struct cr_child_ctx *ctx, int exec_fd,
 				  struct runner_buf *rb)
@@ -391,7 +396,6 @@ static _Noreturn void worker_main(const struct cr_child_ctx *ctx, int exec_fd, i
 {
 	static const int ignored[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE };
 	int keep[] = { exec_fd, status_fd }, sig_fd, status, step, r;
-	struct runner_buf *rb;
 	struct worker_status ws;
 	pid_t runner;
 
@@ -403,17 +407,14 @@ static _Noreturn void worker_main(const struct cr_child_ctx *ctx, int exec_fd, i
 	sig_fd = signalfd_for(SIGCHLD); /* SIGCHLD is blocked since the zygote */
 	if (sig_fd < 0)
 		worker_fail(status_fd, WORKER_STEP_FORK, negative_errno());
-	rb = mmap(NULL, sizeof(*rb), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (rb == MAP_FAILED)
-		worker_fail(status_fd, WORKER_STEP_FORK, negative_errno());
 	/* The runner shares the worker's memory until it executes the command, and the worker waits
 	 * meanwhile (it has nothing to do before a command runs): the command's execve() then has
 	 * no copy of the worker's memory to tear down, as posix_spawn() has none. */
-	runner = vfork();
+	runner = CR_SANITIZED ? fork() : vfork(); /* see CR_SANITIZED */
 	if (runner < 0)
 		worker_fail(status_fd, WORKER_STEP_FORK, negative_errno());
 	if (runner == 0)
-		runner_main(ctx, exec_fd, rb);
+		runner_main(ctx, exec_fd, &runner_buf);
 	(void)close(exec_fd);
 	status = worker_wait(runner, status_fd, sig_fd);
 	/* The command has ended: so does everything it started, before the server hears of it.
