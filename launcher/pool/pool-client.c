@@ -263,6 +263,10 @@ int cr_pool_run(const struct cr_pool_call *call, struct cr_pool_result *ret)
 	 * after a miss gets it, as it would have. */
 	(void)sigprocmask(SIG_SETMASK, &old, NULL);
 	ret->duration_ms = cr_now_ms_f() - start;
+	if (r <= 0) { /* the pool died during the run: the report goes with it */
+		json_object_put(ret->enforced);
+		ret->enforced = NULL;
+	}
 	return r > 0 ? 0 : r;
 }
 
