@@ -71,6 +71,8 @@ bool cr_peer_cgroup_is_sandbox(const char *text)
 	return false;
 }
 
+/* A /proc file the kernel makes whole on the first read (stat, cgroup): a read shorter than
+ * asked is its end, and no second read is spent to hear so. */
 static int read_text(const char *path, char *buf, size_t size)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -85,24 +87,53 @@ static int read_text(const char *path, char *buf, size_t size)
 		if (n < 0)
 			return negative_errno();
 		len += (size_t)n;
+		if ((size_t)n < size - 1 - (len - (size_t)n))
+			break;
 	}
 	buf[len] = '\0';
 	return 0;
 }
 
-/* Is /proc/@pid/@what the same file as /proc/self/@what? 1, 0 or -errno. */
-static int same_file(pid_t pid, const char *what)
+/* What the peer is compared with: this process's executable and its user and pid namespaces,
+ * each looked up once per check (on first use) rather than once per ancestor. */
+enum { SELF_EXE, SELF_USERNS, SELF_PIDNS, _SELF_MAX };
+static const char *const self_what[_SELF_MAX] = { "exe", "ns/user", "ns/pid" };
+
+struct self_ids {
+	bool known[_SELF_MAX];
+	dev_t dev[_SELF_MAX];
+	ino_t ino[_SELF_MAX];
+};
+
+static int self_id(struct self_ids *self, int what)
 {
 	char path[64];
-	struct stat a, b;
+	struct stat st;
 
-	(void)snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
-	if (stat(path, &a) < 0)
+	if (self->known[what])
+		return 0;
+	(void)snprintf(path, sizeof(path), "/proc/self/%s", self_what[what]);
+	if (stat(path, &st) < 0)
 		return negative_errno();
-	(void)snprintf(path, sizeof(path), "/proc/self/%s", what);
-	if (stat(path, &b) < 0)
+	self->dev[what] = st.st_dev;
+	self->ino[what] = st.st_ino;
+	self->known[what] = true;
+	return 0;
+}
+
+/* Is /proc/@pid/<what> the same file as ours? 1, 0 or -errno. */
+static int same_file(struct self_ids *self, pid_t pid, int what)
+{
+	char path[64];
+	struct stat st;
+	int r = self_id(self, what);
+
+	if (r < 0)
+		return r;
+	(void)snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, self_what[what]);
+	if (stat(path, &st) < 0)
 		return negative_errno();
-	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	return st.st_dev == self->dev[what] && st.st_ino == self->ino[what];
 }
 
 /* The parent and the command name (comm) of @pid, from /proc/PID/stat. */
@@ -129,9 +160,9 @@ static int proc_stat(pid_t pid, pid_t *ret_ppid, char *comm, size_t size)
  * what marks them is their launcher, a corral process above them that they cannot signal
  * (Landlock's signal scope) and that reaps their orphans (a child subreaper). So: is a corral
  * process (this server, our executable, or a process named "corral") an ancestor of @pid? */
-static int corral_ancestor(pid_t pid, pid_t *ret_ancestor)
+static int corral_ancestor(struct self_ids *self, pid_t pid, pid_t *ret_ancestor)
 {
-	pid_t p = pid, ppid;
+	pid_t p = pid, ppid, me = getpid();
 	char comm[64];
 
 	for (int i = 0; i < MAX_ANCESTORS; i++) {
@@ -140,7 +171,7 @@ static int corral_ancestor(pid_t pid, pid_t *ret_ancestor)
 		if (r < 0)
 			return r;
 		if (p != pid &&
-		    (p == getpid() || strcmp(comm, "corral") == 0 || same_file(p, "exe") > 0)) {
+		    (p == me || strcmp(comm, "corral") == 0 || same_file(self, p, SELF_EXE) > 0)) {
 			*ret_ancestor = p;
 			return 1;
 		}
@@ -173,21 +204,22 @@ static bool pidfd_alive(int pidfd)
 /* The namespaces, the cgroup and the ancestors of @pid; 0 or a refusal. */
 static int inspect(pid_t pid, char *why, size_t size)
 {
-	static const char *const ns[] = {"ns/user", "ns/pid"};
+	static const int ns[] = { SELF_USERNS, SELF_PIDNS };
+	struct self_ids self = {};
 	char path[64], cgroup[8192];
 	pid_t ancestor = 0;
 	int r;
 
 	for (size_t i = 0; i < ELEMENTSOF(ns); i++) {
-		r = same_file(pid, ns[i]);
+		r = same_file(&self, pid, ns[i]);
 		if (r < 0)
 			return refuse(why, size, -EPERM,
 				      "cannot read the %s namespace of peer pid %d (%s): refused",
-				      ns[i] + 3, (int)pid, strerror(-r));
+				      self_what[ns[i]] + 3, (int)pid, strerror(-r));
 		if (r == 0)
 			return refuse(why, size, -EPERM,
 				      "peer pid %d is in another %s namespace (a sandbox's)",
-				      (int)pid, ns[i] + 3);
+				      (int)pid, self_what[ns[i]] + 3);
 	}
 	(void)snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
 	r = read_text(path, cgroup, sizeof(cgroup));
@@ -198,7 +230,7 @@ static int inspect(pid_t pid, char *why, size_t size)
 	if (cr_peer_cgroup_is_sandbox(cgroup))
 		return refuse(why, size, -EPERM, "peer pid %d is in a corral sandbox's cgroup",
 			      (int)pid);
-	r = corral_ancestor(pid, &ancestor);
+	r = corral_ancestor(&self, pid, &ancestor);
 	if (r < 0)
 		return refuse(why, size, -EPERM,
 			      "cannot follow the ancestors of peer pid %d (%s): refused", (int)pid,

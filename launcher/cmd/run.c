@@ -44,6 +44,8 @@ struct run_state {
 	json_object *pool_enforced; /* the run went through the pool: its sandbox's report */
 	const char *via;	    /* "pool" or "cold" */
 	char pool_note[512];	    /* why a run with a pool went cold */
+	int pool_fd;		    /* the connection to the pool, made before the policy */
+	char pool_absent[512];	    /* or why there is none */
 };
 
 /* What the sandbox enforces, for the status. Nothing in it depends on how the run ends, but
@@ -311,14 +313,19 @@ static int pool_mode(const struct cr_run_options *o, enum cr_pool_mode *ret)
 static bool via_pool(struct run_state *s, enum cr_pool_mode mode, const struct cr_policy *p,
 		     int argc, char **argv)
 {
-	struct cr_pool_call call = { .policy = p, .argc = argc, .argv = argv, .env = environ };
+	struct cr_pool_call call = { .fd = TAKE_FD(s->pool_fd), .policy = p, .argc = argc,
+				     .argv = argv, .env = environ };
 	struct cr_pool_result res = {};
 	int r;
 
 	s->via = "cold";
 	if (mode == CR_POOL_NEVER)
 		return false;
-	r = cr_pool_run(&call, &res);
+	if (call.fd < 0) {
+		r = -ENOENT;
+		(void)snprintf(res.reason, sizeof(res.reason), "%s", s->pool_absent);
+	} else
+		r = cr_pool_run(&call, &res);
 	if (r == 0) {
 		s->via = "pool";
 		s->outcome = res.outcome;
@@ -416,7 +423,7 @@ int cr_run_main(int argc, char **argv)
 {
 	struct cr_run_options opts = {};
 	struct cr_policy policy = {};
-	struct run_state s = { .drv = cr_driver_native() };
+	struct run_state s = { .drv = cr_driver_native(), .pool_fd = -EBADF };
 	const struct cr_setup_error *err;
 	struct cr_status_dest dest = CR_STATUS_DEST_INIT;
 	enum cr_pool_mode pool = CR_POOL_AUTO;
@@ -437,6 +444,9 @@ int cr_run_main(int argc, char **argv)
 	}
 	if (r < 0 && have_dest)
 		record_error(&s, "options", r, "invalid options (see the message on stderr)");
+	/* The pool checks who connects while the policy is built. */
+	if (r >= 0 && pool != CR_POOL_NEVER)
+		s.pool_fd = cr_pool_connect(environ, s.pool_absent, sizeof(s.pool_absent));
 	if (r >= 0)
 		r = build(&opts, &policy, &s);
 	denied = r >= 0 && s.gate.decision == CR_DECISION_DENIED;
@@ -463,6 +473,7 @@ int cr_run_main(int argc, char **argv)
 	cr_stamp("run_free");
 	json_object_put(s.enforced);
 	json_object_put(s.pool_enforced);
+	closep(&s.pool_fd);
 	if (s.gate_open)
 		cr_gate_done(&s.gate);
 	cr_policy_done(&policy);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -79,7 +80,7 @@ static int block_interrupts(sigset_t *old)
 	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
-static int pool_connect(char *const *env, char *reason, size_t size)
+int cr_pool_connect(char *const *env, char *reason, size_t size)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	_cleanup_free_ char *path = NULL;
@@ -155,8 +156,7 @@ static void send_spec(int fd, const struct cr_pool_call *call, char *buf)
 		(void)pool_send(fd, buf, (size_t)size, NULL, 0);
 }
 
-static void fill_result(const struct pool_reply *rp, const char *text, char *const *argv,
-			struct cr_pool_result *ret)
+static void fill_result(const struct pool_reply *rp, char *const *argv, struct cr_pool_result *ret)
 {
 	struct cr_outcome *o = &ret->outcome;
 
@@ -171,7 +171,6 @@ static void fill_result(const struct pool_reply *rp, const char *text, char *con
 			       "cannot execute '%s': %s%s", argv[0], strerror(rp->err),
 			       rp->err == ENOENT ? " (not found in the sandbox)" : "");
 	}
-	ret->enforced = text[0] ? json_tokener_parse(text) : NULL;
 }
 
 /* Read one reply: 1 when the run is over (result or miss), 0 to wait more, -errno. */
@@ -194,10 +193,17 @@ static int take_reply(int fd, const struct cr_pool_call *call, char *buf,
 			send_spec(fd, call, buf);
 		return -EAGAIN;
 	}
+	/* The command runs: what the status and the ledger line need besides its outcome is made
+	 * now, while it does, not after. */
+	if (rp.type == POOL_STARTED && !ret->enforced) {
+		ret->enforced = buf[sizeof(rp)] ? json_tokener_parse(buf + sizeof(rp)) : NULL;
+		tzset();
+		return 0;
+	}
 	if (rp.type != POOL_RESULT)
 		return cr_msg(ret->reason, sizeof(ret->reason), -EPIPE,
 			      "the pool sent an unexpected message (type %u, %zd bytes)", rp.type, n);
-	fill_result(&rp, buf + sizeof(rp), call->policy->argv, ret);
+	fill_result(&rp, call->policy->argv, ret);
 	return 1;
 }
 
@@ -216,7 +222,7 @@ static int relay(int fd, int sig_fd)
 int cr_pool_run(const struct cr_pool_call *call, struct cr_pool_result *ret)
 {
 	const char *unfit = cr_pool_unfit(call->policy);
-	_cleanup_close_ int fd = -EBADF, sig_fd = -EBADF;
+	_cleanup_close_ int fd = call->fd, sig_fd = -EBADF;
 	_cleanup_free_ char *buf = NULL;
 	double start = cr_now_ms_f();
 	sigset_t old;
@@ -226,7 +232,8 @@ int cr_pool_run(const struct cr_pool_call *call, struct cr_pool_result *ret)
 		unfit = "a terminal: the pool does not follow job control";
 	if (unfit)
 		return cr_msg(ret->reason, sizeof(ret->reason), -EAGAIN, "%s", unfit);
-	fd = pool_connect(call->env, ret->reason, sizeof(ret->reason));
+	if (fd < 0)
+		fd = cr_pool_connect(call->env, ret->reason, sizeof(ret->reason));
 	if (fd < 0)
 		return fd;
 	buf = malloc(CR_POOL_MAX_MSG);
@@ -256,6 +263,10 @@ int cr_pool_run(const struct cr_pool_call *call, struct cr_pool_result *ret)
 	 * after a miss gets it, as it would have. */
 	(void)sigprocmask(SIG_SETMASK, &old, NULL);
 	ret->duration_ms = cr_now_ms_f() - start;
+	if (r <= 0) { /* the pool died during the run: the report goes with it */
+		json_object_put(ret->enforced);
+		ret->enforced = NULL;
+	}
 	return r > 0 ? 0 : r;
 }
 

@@ -14,7 +14,9 @@
  *           POOL_STATUS, POOL_STOP: struct pool_req alone (`corral pool status|stop`).
  *   pool    POOL_MISS: struct pool_reply, then the reason (text): run cold. .status is 1 when the
  *           pool wants the POOL_SPEC.
- *           POOL_RESULT: struct pool_reply, then the `enforced` object (JSON text).
+ *           POOL_STARTED: struct pool_reply, then the `enforced` object (JSON text): the
+ *           command was handed over (the client makes its status's parts meanwhile).
+ *           POOL_RESULT: struct pool_reply alone: the command's outcome.
  *           POOL_STATS: struct pool_reply, then the pool's state (JSON text).
  * End of file from the client is SIGKILL for its command; from the pool, before POOL_RESULT, the
  * end of the run (the pool died: its sandboxes died with it).
@@ -28,7 +30,7 @@
 
 struct cr_policy;
 
-#define CR_POOL_PROTO	     1
+#define CR_POOL_PROTO	     2
 /* One request, as a warm sandbox's (zygote-internal.h): below the default socket buffer. */
 #define CR_POOL_MAX_MSG	     (128 * 1024)
 #define CR_POOL_DEFAULT_SIZE 8
@@ -36,7 +38,7 @@ struct cr_policy;
 #define CR_POOL_SOCKET_NAME  "pool.sock"
 
 enum { POOL_EXEC = 1, POOL_SPEC, POOL_SIGNAL, POOL_STATUS, POOL_STOP };
-enum { POOL_MISS = 1, POOL_RESULT, POOL_STATS };
+enum { POOL_MISS = 1, POOL_RESULT, POOL_STATS, POOL_STARTED };
 
 struct pool_req {
 	uint32_t type, proto;

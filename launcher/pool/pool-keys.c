@@ -103,8 +103,13 @@ static void build_one(struct pool_state *ps, struct pool_key *k)
 	/* Before the build: a path replaced meanwhile shows as a change when it is taken. */
 	pool_snap_take(&k->policy, &sb->snap);
 	if (ops->start(&k->policy, 1, &sb->w, &d.err) >= 0) {
+		uint64_t oom, pids;
+
 		d.sb = sb;
 		d.enforced = report_text(sb->w);
+		/* Opens the cgroup's event files here, once: the result reads them again, but no
+		 * longer opens them on the request's path. */
+		ops->events(sb->w, &oom, &pids);
 	} else
 		free(sb);
 	send_done(ps, &d);

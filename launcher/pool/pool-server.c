@@ -146,6 +146,9 @@ static void on_exec(struct server *sv, struct conn *c, size_t n, int *fds, size_
 	c->kill_after_ms = h.kill_after_ms;
 	if (h.timeout_ms)
 		c->deadline_ms = cr_now_ms() + (int64_t)h.timeout_ms;
+	/* The sandbox's report while the command runs: the client makes its status from it then,
+	 * and only the outcome is left for after. */
+	(void)reply(c->fd, &(struct pool_reply){ .type = POOL_STARTED }, c->key->enforced, sv->buf);
 }
 
 static void on_spec(struct server *sv, size_t n)
@@ -217,10 +220,10 @@ static void on_result(struct server *sv, struct conn *c)
 	rp.oom_killed = oom > 0; /* a fresh sandbox: every event is this command's */
 	rp.pids_limit_hit = pids > 0;
 	rp.timed_out = c->timed_out;
-	/* The sandbox ends now, before its pid 1 makes a worker nobody will use; the builder
-	 * reaps it and removes its cgroup. */
+	(void)reply(c->fd, &rp, NULL, sv->buf);
+	/* Then the sandbox ends, before its pid 1 makes a worker nobody will use (its worker waits
+	 * until exec_free() lets go of the channel); the builder reaps it and removes its cgroup. */
 	(void)kill(ops->pid(c->sb->w), SIGKILL);
-	(void)reply(c->fd, &rp, c->key->enforced, sv->buf);
 	c->e = ops->exec_free(c->e);
 	pool_discard(&sv->ps, TAKE_PTR(c->sb));
 	/* Its replacement, once the command is over: not on its CPU. */

@@ -24,6 +24,12 @@ int cr_pool_mode_resolve(const char *opt, char *const *env, enum cr_pool_mode *r
 	return 0;
 }
 
+int cr_pool_connect(char *const *env, char *reason, size_t size)
+{
+	(void)env;
+	return cr_msg(reason, size, -ENOENT, "no pool: corral pool is Linux only");
+}
+
 int cr_pool_run(const struct cr_pool_call *call, struct cr_pool_result *ret)
 {
 	(void)call;

@@ -27,7 +27,13 @@ const char *cr_pool_mode_to_string(enum cr_pool_mode m);
 int cr_pool_mode_resolve(const char *opt, char *const *env, enum cr_pool_mode *ret, char *msg,
 			 size_t size);
 
+/* Connect to the pool, if one runs: done first thing in `corral run`, so that the pool checks
+ * its new peer (cr_peer_check()) while the client builds its policy, not after. The descriptor,
+ * or -ENOENT with @reason. */
+int cr_pool_connect(char *const *env, char *reason, size_t size);
+
 struct cr_pool_call {
+	int fd;				/* cr_pool_connect()'s, taken over, or -1: connect now */
 	const struct cr_policy *policy; /* built and allowed by the gate */
 	int argc;			/* `corral run`'s arguments, for the pool to build the */
 	char **argv;			/* same policy itself (POOL_SPEC) */

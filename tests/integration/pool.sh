@@ -182,6 +182,19 @@ for m in $MODES; do
 	prun "$m" "$ws" "$CR_OUT/st.json" --pool=never -- true
 	is "$m: --pool=never runs cold" '[ "$RC" = 0 ] && via "$CR_OUT/st.json" cold'
 
+	# A run the gate denies has connected already (the pool checks its peer while the client
+	# builds its policy): it only closes the connection, and the pool serves the next run, whose
+	# status carries the sandbox's report (sent while the command runs).
+	wait_for ready "$m" "$ws"
+	OUT=$(cd "$ws" && pool_env "$m" "$CORRAL" run --workspace "$ws" --net=host -- \
+		sh -c 'echo ran' 2>/dev/null)
+	RC=$?
+	is "$m: a denied run with a pool running: 126, the command never ran" \
+		'[ "$RC" = 126 ] && [ -z "$OUT" ]'
+	prun "$m" "$ws" "$CR_OUT/st.json" -- sh -c 'echo after'
+	is "$m: control: the next run goes through the pool, its status with the sandbox's report" \
+		'[ "$OUT" = after ] && via "$CR_OUT/st.json" pool && grep -q "\"enforced\":{\"namespaces\"" "$CR_OUT/st.json"'
+
 	# The pool killed mid-run: the client ends, the command and its sandbox are gone.
 	wait_for ready "$m" "$ws"
 	(cd "$ws" && pool_env "$m" "$CORRAL" run --workspace "$ws" --ro "$BIN" --grant once \
