@@ -13,6 +13,7 @@
 
 #include <json-c/json.h>
 
+#include "cgroup/place.h"
 #include "container.h"
 #include "launcher/base/exit-codes.h"
 #include "launcher/base/fd-util.h"
@@ -176,6 +177,17 @@ int oci_cmd_kill(const struct oci_opts *o, int argc, char **argv)
 	return r < 0 ? OCI_EXIT_FAILED : 0;
 }
 
+/* The caller's cgroup create placed the container in (state.json's cgroups_path), now empty. */
+static int remove_cgroup(const struct box *b)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(b->st.doc, "cgroups_path", &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return 0;
+	return cr_cgroup_unplace(json_object_get_string(v));
+}
+
 int oci_cmd_delete(const struct oci_opts *o, int argc, char **argv)
 {
 	struct box b = {};
@@ -206,6 +218,8 @@ int oci_cmd_delete(const struct oci_opts *o, int argc, char **argv)
 		r = oci_wait_gone(b.st.pid, b.st.pid_start_time, 5000);
 	if (r < 0)
 		oci_error(o, "delete %s: its processes did not end within 5 s", argv[i]);
+	else if ((r = remove_cgroup(&b)) < 0)
+		oci_error(o, "delete %s: cannot remove its cgroup: %s", argv[i], strerror(-r));
 	else if ((r = oci_container_remove(b.root, argv[i])) < 0)
 		oci_error(o, "delete %s: cannot remove its state: %s", argv[i], strerror(-r));
 	cr_oci_state_done(&b.st);

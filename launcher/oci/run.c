@@ -56,6 +56,10 @@ static json_object *state_doc(const struct monitor *m, const char *status, pid_t
 	/* the container's first process, which kill signals */
 	r = r ?: cr_json_add(o, "init_pid", json_object_new_int(init));
 	r = r ?: cr_json_add(o, "init_start_time", json_object_new_uint64(oci_start_time(init)));
+	/* the caller's cgroup the container was placed in, which delete removes */
+	if (r >= 0 && m->policy->limits.cgroup_path[0])
+		r = cr_json_add(o, "cgroups_path",
+				json_object_new_string(m->policy->limits.cgroup_path));
 	for (size_t i = 0; a && r >= 0 && i < m->config->annotations.n; i++)
 		r = cr_json_add(a, m->config->annotations.keys[i],
 				json_object_new_string(m->config->annotations.values[i]));

@@ -352,6 +352,51 @@ for m in $MODES; do
 		'[ "$(cat "$BOX_RES")" = "exited 0" ] && [ "$(cat "$BOX_OUT")" = ran ] && [ "$(json_get "$(cat "$broot/scall/status.json")" "d[\"enforced\"][\"seccomp\"][\"mode\"]")" = default ]'
 	oci "$m" --root "$broot" delete scall
 
+	# --- linux.cgroupsPath: the caller's own cgroup ------------------------------------------
+	# config_set BUNDLE PY: change BUNDLE/config.json (c) with a python statement.
+	config_set() { python3 -c 'import json, sys
+c = json.load(open(sys.argv[1])); exec(sys.argv[2]); json.dump(c, open(sys.argv[1], "w"))' "$1/config.json" "$2"; }
+	make_bundle "$m" "$bb/cg-sysd" "$rootfs" 'true'
+	config_set "$bb/cg-sysd" 'c["linux"]["cgroupsPath"] = "system.slice:libpod:abc"'
+	chmod -R a+rX "$bb"
+	oci "$m" --root "$broot" create --bundle "$bb/cg-sysd" cgsysd
+	is "$m: a systemd cgroupsPath (slice:prefix:name) is refused, naming the field and the form" \
+		'[ "$RC" = 1 ] && [[ $ERR == *"linux.cgroupsPath"*"systemd form"* ]]'
+	for bad in / /a/../../b; do
+		config_set "$bb/cg-sysd" "c[\"linux\"][\"cgroupsPath\"] = \"$bad\""
+		oci "$m" --root "$broot" create --bundle "$bb/cg-sysd" cgbad
+		is "$m: cgroupsPath '$bad' (the hierarchy's root, a climb out) is refused" \
+			'[ "$RC" = 1 ] && [[ $ERR == *"linux.cgroupsPath"* ]]'
+	done
+	if [ "$m" = root ]; then
+		cgp=/corral-oci-test-$$/box
+		make_bundle "$m" "$bb/cg" "$rootfs" 'sleep 30'
+		config_set "$bb/cg" 'c["linux"]["cgroupsPath"] = "'"$cgp"'"; c["linux"]["resources"].update({"memory": {"limit": 67108864}, "pids": {"limit": 50}, "cpu": {"quota": 50000, "period": 100000, "shares": 512}})'
+		chmod -R a+rX "$bb"
+		run_box "$m" "$broot" "$bb/cg" cg
+		oci "$m" --root "$broot" start cg
+		init=$(json_get "$(cat "$broot/cg/state.json")" 'd["init_pid"]')
+		mon=$(cat "$BOX_PIDFILE")
+		# where the kernel says the container's first process and the monitor (the pid the
+		# engine was given, whose cgroup conmon watches) are, and the limits written there
+		cg_of() { awk -F: -v c="$2" '$2 == c || ($2 == "" && c == "") { print $3 }' "/proc/$1/cgroup"; }
+		mem=$(cg_of "$init" memory) pids=$(cg_of "$init" pids) v2=$(cg_of "$init" "")
+		if [ -n "$mem" ]; then
+			memlim=$(cat "/sys/fs/cgroup/memory$mem/memory.limit_in_bytes")
+			pidlim=$(cat "/sys/fs/cgroup/pids$pids/pids.max")
+		else
+			memlim=$(cat "/sys/fs/cgroup$v2/memory.max") pidlim=$(cat "/sys/fs/cgroup$v2/pids.max")
+		fi
+		OUT="init $init: mem=$mem pids=$pids v2=$v2 memlim=$memlim pidlim=$pidlim; monitor $mon: $(cat /proc/$mon/cgroup | tr '\n' ' ')"
+		is "root: cgroupsPath $cgp holds the container's processes and the monitor, with memory and pids limits written there" \
+			'[ "${mem:-$v2}" = "$cgp" ] && [ "${pids:-$v2}" = "$cgp" ] && [ "$memlim" = 67108864 ] && [ "$pidlim" = 50 ] && grep -q ":$cgp\$" "/proc/$mon/cgroup"'
+		oci "$m" --root "$broot" delete --force cg
+		left=$(ls -d /sys/fs/cgroup/*/corral-oci-test-$$/box /sys/fs/cgroup/corral-oci-test-$$/box 2>/dev/null)
+		OUT="left: $left"
+		is "root: delete removes the container's cgroup (cgroupsPath) in every hierarchy" '[ -z "$left" ]'
+		rmdir /sys/fs/cgroup/*/corral-oci-test-$$ /sys/fs/cgroup/corral-oci-test-$$ 2>/dev/null
+	fi
+
 	oci "$m" frobnicate
 	is "$m: an unknown command: 125" '[ "$RC" = 125 ] && [[ $ERR == *"unknown command '"'"'frobnicate'"'"'"* ]]'
 
