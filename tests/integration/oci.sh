@@ -70,7 +70,7 @@ make_rootfs() {
 	local d=$1 a
 	mkdir -p "$d"/{bin,etc,proc,sys,dev,tmp,root}
 	cp /bin/busybox "$d/bin/"
-	for a in sh echo cat ls sleep id kill true false hostname touch head wc mkdir unshare; do
+	for a in sh echo cat ls sleep id kill true false hostname touch head wc mkdir unshare mknod; do
 		ln -sf busybox "$d/bin/$a"
 	done
 	echo 'root:x:0:0:root:/root:/bin/sh' >"$d/etc/passwd"
@@ -396,6 +396,20 @@ c = json.load(open(sys.argv[1])); exec(sys.argv[2]); json.dump(c, open(sys.argv[
 		is "root: delete removes the container's cgroup (cgroupsPath) in every hierarchy" '[ -z "$left" ]'
 		rmdir /sys/fs/cgroup/*/corral-oci-test-$$ /sys/fs/cgroup/corral-oci-test-$$ 2>/dev/null
 	fi
+
+	# --- linux.resources.devices: an allowlist grants no node corral's /dev lacks -------------
+	# Docker's and containerd's lists allow mknod of any node and a few character devices; the
+	# attack: CAP_MKNOD and an allow rule for the host's first disk, then the node made and read.
+	make_bundle "$m" "$bb/dev" "$rootfs" 'mknod /dev/sdz b 8 0 2>/dev/null; mknod /tmp/sdz b 8 0 2>/dev/null; for n in /dev/sdz /tmp/sdz; do head -c 1 $n >/dev/null 2>&1 && echo READ-$n; done; head -c 1 /dev/zero | wc -c'
+	config_set "$bb/dev" 'c["process"]["capabilities"] = {k: ["CAP_MKNOD"] for k in ("bounding", "effective", "permitted")}; c["linux"]["resources"]["devices"] = [{"allow": False, "access": "rwm"}, {"allow": True, "type": "b", "major": 8, "minor": 0, "access": "rwm"}, {"allow": True, "type": "c", "access": "m"}, {"allow": True, "type": "b", "access": "m"}, {"allow": True, "type": "c", "major": 1, "minor": 5, "access": "rwm"}]'
+	chmod -R a+rX "$bb"
+	run_box "$m" "$broot" "$bb/dev" dev
+	oci "$m" --root "$broot" start dev
+	wait_for test -e "$BOX_RES"
+	OUT=$(cat "$BOX_RES" "$BOX_OUT")
+	is "$m: a devices allowlist (Docker's shape, a disk allowed, CAP_MKNOD) is accepted and grants nothing: a disk node made in /dev or /tmp cannot be read; /dev/zero can" \
+		'[ "$(cat "$BOX_RES")" = "exited 0" ] && [ "$(cat "$BOX_OUT")" = 1 ]'
+	oci "$m" --root "$broot" delete dev
 
 	oci "$m" frobnicate
 	is "$m: an unknown command: 125" '[ "$RC" = 125 ] && [[ $ERR == *"unknown command '"'"'frobnicate'"'"'"* ]]'
