@@ -363,10 +363,14 @@ static int copy_strv(const struct cr_oci_strv *s, char ***ret)
 
 static int refuse_unimplemented(const struct cr_oci_config *c, char *err, size_t size)
 {
-	for (int k = 0; k < _CR_OCI_HOOK_MAX; k++)
-		if (c->n_hooks[k])
-			return fail(err, size, -EOPNOTSUPP, "hooks.%s: hooks are not run yet",
-				    cr_oci_hook_name((enum cr_oci_hook_kind)k));
+	/* the two that run inside the container, after its root is made (the others run:
+	 * hooks.h) */
+	if (c->n_hooks[CR_OCI_HOOK_CREATE_CONTAINER] || c->n_hooks[CR_OCI_HOOK_START_CONTAINER])
+		return fail(err, size, -EOPNOTSUPP,
+			    "hooks.%s: hooks run inside the container are not supported by corral (prestart, createRuntime, poststart and poststop are)",
+			    cr_oci_hook_name(c->n_hooks[CR_OCI_HOOK_CREATE_CONTAINER]
+						     ? CR_OCI_HOOK_CREATE_CONTAINER
+						     : CR_OCI_HOOK_START_CONTAINER));
 	/* linux.resources.devices is accepted as it stands: every mount corral makes is nodev and
 	 * its /dev holds only the nodes runtimes allow whatever the list says (null, zero, full,
 	 * random, urandom, tty, ptmx and the pts), and linux.devices is refused, so no other node

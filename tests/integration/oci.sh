@@ -147,8 +147,8 @@ for m in $MODES; do
 	is "$m: corral oci --help lists features and state and the global options" \
 		'[ "$RC" = 0 ] && [[ $OUT == *"features"* && $OUT == *"state ID"* && $OUT == *"--root DIR"* && $OUT == *"--log-format"* ]]'
 	oci "$m" features
-	is "$m: corral oci features: the runtime-spec features JSON (versions, no hooks yet, namespaces with user, 41 capabilities, seccomp on, AppArmor and SELinux off, corral's annotations)" \
-		'[ "$RC" = 0 ] && [ "$(json_get "$OUT" "[d[\"ociVersionMin\"], d[\"ociVersionMax\"], d[\"hooks\"], \"user\" in d[\"linux\"][\"namespaces\"], len(d[\"linux\"][\"capabilities\"]), d[\"linux\"][\"seccomp\"][\"enabled\"], d[\"linux\"][\"apparmor\"][\"enabled\"], d[\"linux\"][\"selinux\"][\"enabled\"], sorted(k for k in d[\"annotations\"] if k.startswith(\"io.corral.\"))]")" = "['"'"'1.0.0'"'"', '"'"'1.2.0'"'"', [], True, 41, True, False, False, ['"'"'io.corral.landlock'"'"', '"'"'io.corral.tcp-connect'"'"', '"'"'io.corral.version'"'"']]" ]'
+	is "$m: corral oci features: the runtime-spec features JSON (versions, the hooks that run, namespaces with user, 41 capabilities, seccomp on, AppArmor and SELinux off, corral's annotations)" \
+		'[ "$RC" = 0 ] && [ "$(json_get "$OUT" "[d[\"ociVersionMin\"], d[\"ociVersionMax\"], d[\"hooks\"], \"user\" in d[\"linux\"][\"namespaces\"], len(d[\"linux\"][\"capabilities\"]), d[\"linux\"][\"seccomp\"][\"enabled\"], d[\"linux\"][\"apparmor\"][\"enabled\"], d[\"linux\"][\"selinux\"][\"enabled\"], sorted(k for k in d[\"annotations\"] if k.startswith(\"io.corral.\"))]")" = "['"'"'1.0.0'"'"', '"'"'1.2.0'"'"', ['"'"'prestart'"'"', '"'"'createRuntime'"'"', '"'"'poststart'"'"', '"'"'poststop'"'"'], True, 41, True, False, False, ['"'"'io.corral.landlock'"'"', '"'"'io.corral.tcp-connect'"'"', '"'"'io.corral.version'"'"']]" ]'
 	ln -sf "$CORRAL" "$CR_TMP/bin/corral-oci"
 	OUT=$(as "$m" "$CR_TMP/bin/corral-oci" features 2>&1)
 	RC=$?
@@ -410,6 +410,36 @@ c = json.load(open(sys.argv[1])); exec(sys.argv[2]); json.dump(c, open(sys.argv[
 	is "$m: a devices allowlist (Docker's shape, a disk allowed, CAP_MKNOD) is accepted and grants nothing: a disk node made in /dev or /tmp cannot be read; /dev/zero can" \
 		'[ "$(cat "$BOX_RES")" = "exited 0" ] && [ "$(cat "$BOX_OUT")" = 1 ]'
 	oci "$m" --root "$broot" delete dev
+
+	# --- hooks: prestart, createRuntime, poststart, poststop with the state on stdin ----------
+	hd=$CR_TMP/hooks-$m
+	own "$m" "$hd"
+	make_bundle "$m" "$bb/hk" "$rootfs" 'sleep 2; echo ran'
+	config_set "$bb/hk" 'h = lambda n: {"path": "/bin/sh", "args": ["sh", "-c", "cat > '"$hd"'/" + n + "; echo $0 >> '"$hd"'/order", n]}
+c["hooks"] = {k: [h(k)] for k in ("prestart", "createRuntime", "poststart", "poststop")}'
+	chmod -R a+rX "$bb"
+	run_box "$m" "$broot" "$bb/hk" hk
+	hinit=$(json_get "$(cat "$broot/hk/state.json")" 'd["init_pid"]')
+	created=$(cat "$hd/order" 2>/dev/null | tr '\n' ' ')
+	oci "$m" --root "$broot" start hk
+	wait_for test -e "$BOX_RES"
+	oci "$m" --root "$broot" delete hk
+	OUT="order: $(tr '\n' ' ' <"$hd/order" 2>/dev/null); at create: $created; prestart: $(cat "$hd/prestart" 2>/dev/null); poststop: $(cat "$hd/poststop" 2>/dev/null); res: $(cat "$BOX_RES")"
+	is "$m: hooks run in order (prestart, createRuntime during create; poststart at start; poststop at delete), each with the state on stdin (the container's pid, its status)" \
+		'[ "$(tr "\n" " " <"$hd/order")" = "prestart createRuntime poststart poststop " ] && [ "$created" = "prestart createRuntime " ] && [ "$(json_get "$(cat "$hd/prestart")" "[d[\"id\"], d[\"status\"], d[\"pid\"] == $hinit]")" = "['"'"'hk'"'"', '"'"'creating'"'"', True]" ] && [ "$(json_get "$(cat "$hd/poststart")" "d[\"status\"]")" = running ] && [ "$(json_get "$(cat "$hd/poststop")" "[d[\"status\"], \"pid\" in d]")" = "['"'"'stopped'"'"', False]" ] && [ "$(cat "$BOX_RES")" = "exited 0" ]'
+	# a failing prestart fails create: no container, no process left
+	make_bundle "$m" "$bb/hkf" "$rootfs" 'echo ESCAPED-HOOK'
+	config_set "$bb/hkf" 'c["hooks"] = {"prestart": [{"path": "/bin/sh", "args": ["sh", "-c", "echo refused-by-hook >&2; exit 3"]}]}'
+	chmod -R a+rX "$bb"
+	run_box "$m" "$broot" "$bb/hkf" hkf
+	wait_for test -e "$BOX_RES"
+	OUT=$(cat "$BOX_RES" "$BOX_OUT")
+	is "$m: a prestart hook that fails fails create (exit 1), naming the hook, its status and its stderr; the process never runs" \
+		'[ "$(cat "$BOX_RES")" = "create 1" ] && [[ $(cat "$BOX_OUT") == *"hooks.prestart[0] /bin/sh: exit status 3: refused-by-hook"* ]] && [[ $(cat "$BOX_OUT") != *ESCAPED* ]] && [ ! -e "$broot/hkf/state.json" ]'
+	config_set "$bb/hkf" 'c["hooks"] = {"startContainer": [{"path": "/bin/true"}]}'
+	oci "$m" --root "$broot" create --bundle "$bb/hkf" hkc
+	is "$m: a startContainer hook (run inside the container) is refused, named" \
+		'[ "$RC" = 1 ] && [[ $ERR == *"hooks.startContainer"*"not supported"* ]]'
 
 	oci "$m" frobnicate
 	is "$m: an unknown command: 125" '[ "$RC" = 125 ] && [[ $ERR == *"unknown command '"'"'frobnicate'"'"'"* ]]'
