@@ -201,8 +201,10 @@ int oci_cmd_kill(const struct oci_opts *o, int argc, char **argv)
 	else
 		r = signal_box(&b, sig, all);
 	if (r < 0)
+		/* "container not running" is the phrase containerd's shim takes as "already
+		 * finished" (a pod's stop kills what may have ended) */
 		oci_error(o, "kill %s: %s", argv[i],
-			  r == -ESRCH ? "the container is not running" : strerror(-r));
+			  r == -ESRCH ? "container not running (it has stopped)" : strerror(-r));
 	cr_oci_state_done(&b.st);
 	return r < 0 ? OCI_EXIT_FAILED : 0;
 }

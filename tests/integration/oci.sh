@@ -441,6 +441,29 @@ c["hooks"] = {k: [h(k)] for k in ("prestart", "createRuntime", "poststart", "pos
 	is "$m: a startContainer hook (run inside the container) is refused, named" \
 		'[ "$RC" = 1 ] && [[ $ERR == *"hooks.startContainer"*"not supported"* ]]'
 
+	# --- a pod: a container joining the namespaces of another by its monitor's pid (CRI) ------
+	# containerd names the pause container's namespaces /proc/PID/ns/TYPE with the pid it was
+	# given, the monitor's, which is in the caller's namespaces: they must be the pause's own.
+	if [ "$m" = root ]; then
+		make_bundle "$m" "$bb/pause" "$rootfs" 'sleep 30'
+		config_set "$bb/pause" 'c["hostname"] = "podhost"'
+		chmod -R a+rX "$bb"
+		run_box "$m" "$broot" "$bb/pause" pause
+		oci "$m" --root "$broot" start pause
+		pmon=$(cat "$BOX_PIDFILE")
+		make_bundle "$m" "$bb/podc" "$rootfs" 'hostname; grep NSpid /proc/self/status'
+		config_set "$bb/podc" 'c.pop("hostname"); c["linux"]["namespaces"] = [{"type": t, "path": "/proc/'"$pmon"'/ns/" + n} for t, n in (("pid", "pid"), ("ipc", "ipc"), ("uts", "uts"))] + [{"type": "mount"}, {"type": "network"}]'
+		chmod -R a+rX "$bb"
+		run_box "$m" "$broot" "$bb/podc" podc
+		[ -e "$BOX_RES" ] || oci "$m" --root "$broot" start podc
+		wait_for test -e "$BOX_RES"
+		OUT=$(cat "$BOX_RES" "$BOX_OUT")
+		is "$m: namespaces named by another container's monitor pid (/proc/PID/ns/..., as containerd names a pod's) are that container's: its hostname, its pid namespace (not the host's)" \
+			'[ "$(cat "$BOX_RES")" = "exited 0" ] && [ "$(head -n 1 "$BOX_OUT")" = podhost ] && [ "$(sed -n 2p "$BOX_OUT" | wc -w)" = 3 ]'
+		oci "$m" --root "$broot" delete podc
+		oci "$m" --root "$broot" delete --force pause
+	fi
+
 	oci "$m" frobnicate
 	is "$m: an unknown command: 125" '[ "$RC" = 125 ] && [[ $ERR == *"unknown command '"'"'frobnicate'"'"'"* ]]'
 
