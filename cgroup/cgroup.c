@@ -21,6 +21,7 @@
 #include "launcher/base/log.h"
 #include "cgroup-internal.h"
 #include "cgroup.h"
+#include "place.h"
 #include "probe.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/time-util.h"
@@ -57,6 +58,7 @@ struct cr_cgroup {
 	struct cr_limits_report rep;
 	struct cr_rlimits rl;
 	double setup_ms;
+	bool placed; /* the caller's own cgroup (place.h): neither swept nor removed here */
 };
 
 static int write_at(int dfd, const char *file, const char *fmt, ...) _printf_(3, 4);
@@ -644,6 +646,30 @@ static int check_required(const struct cr_limits *limits, const struct cr_limits
 	return 0;
 }
 
+/* The caller's own cgroup (cr_cgroup_place()) as the run's, in every hierarchy. */
+static int use_placed(struct cr_cgroup *cg, const struct cr_cgroup_host *h,
+		      const struct cr_limits *limits, char why[_CR_CTL_MAX][256], char *msg,
+		      size_t size)
+{
+	_cleanup_free_ struct cr_cgroup_placed *pl = malloc(sizeof(*pl));
+	int r;
+
+	if (!pl)
+		return -ENOMEM;
+	r = cr_cgroup_place(h, limits->cgroup_path, limits->cpu_shares, pl, why, msg, size);
+	if (r < 0)
+		return r;
+	cg->placed = true;
+	cg->v2.fd = pl->v2_fd;
+	(void)strlcpy(cg->v2.path, pl->v2_path, sizeof(cg->v2.path));
+	cg->v2_ctls = pl->v2_ctls;
+	for (int c = 0; c < _CR_CTL_MAX; c++) {
+		cg->v1[c].fd = pl->v1_fd[c];
+		(void)strlcpy(cg->v1[c].path, pl->v1_path[c], sizeof(cg->v1[c].path));
+	}
+	return 0;
+}
+
 int cr_cgroup_create(const struct cr_limits *limits, struct cr_cgroup **ret, char *msg,
 		     size_t size)
 {
@@ -653,7 +679,7 @@ int cr_cgroup_create(const struct cr_limits *limits, struct cr_cgroup **ret, cha
 	unsigned need = needed_ctls(limits);
 	uint64_t mem = limits->value[CR_LIMIT_MEMORY], swap = limits->value[CR_LIMIT_MEMORY_SWAP];
 	struct cr_cgroup *cg;
-	int r;
+	int r = 0;
 
 	cg = calloc(1, sizeof(*cg));
 	if (!cg)
@@ -661,10 +687,18 @@ int cr_cgroup_create(const struct cr_limits *limits, struct cr_cgroup **ret, cha
 	cg->v2.fd = cg->oom_fd = cg->pids_fd = -EBADF;
 	for (int c = 0; c < _CR_CTL_MAX; c++)
 		cg->v1[c].fd = cg->v1_tasks[c] = -EBADF;
-	if (need)
-		need &= ~try_v2(cg, h, need, why);
-	if (need)
-		try_v1(cg, h, need, why);
+	if (limits->cgroup_path[0]) {
+		r = use_placed(cg, h, limits, why, msg, size);
+		if (r < 0) {
+			free(cg);
+			return r;
+		}
+	} else {
+		if (need)
+			need &= ~try_v2(cg, h, need, why);
+		if (need)
+			try_v1(cg, h, need, why);
+	}
 	/* --memory alone caps memory and swap together: no swap unless --memory-swap. */
 	if (cr_limit_is_finite(mem) && swap == CR_LIMIT_UNSET)
 		swap = 0;
@@ -787,7 +821,7 @@ void cr_cgroup_sweep(const struct cr_cgroup *cg)
 	const char *done[_CR_CTL_MAX + 1];
 	size_t n = 0;
 
-	if (!cg)
+	if (!cg || cg->placed)
 		return;
 	sweep_parent(&cg->v2, true, done, &n);
 	for (int c = 0; c < _CR_CTL_MAX; c++)
@@ -805,12 +839,12 @@ struct cr_cgroup *cr_cgroup_free(struct cr_cgroup *cg)
 		return NULL;
 	closep(&cg->oom_fd);
 	closep(&cg->pids_fd);
-	if (cg->v2.fd >= 0)
+	if (cg->v2.fd >= 0 && !cg->placed)
 		(void)destroy_dir(cg->v2.path, true);
 	closep(&cg->v2.fd);
 	for (int c = 0; c < _CR_CTL_MAX; c++) {
 		closep(&cg->v1_tasks[c]);
-		if (cg->v1[c].fd >= 0)
+		if (cg->v1[c].fd >= 0 && !cg->placed)
 			(void)destroy_dir(cg->v1[c].path, false);
 		closep(&cg->v1[c].fd);
 	}

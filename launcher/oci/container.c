@@ -23,7 +23,7 @@
 extern char **environ;
 
 /* What corral puts in ROOT/ID (oci_container_remove() takes them away). */
-static const char *const container_files[] = { "state.json", "exec.fifo", "status.json", NULL };
+static const char *const container_files[] = { "state.json", "exec.fifo", "status.json", "hooks.json", NULL };
 
 int oci_root(const char *opt_root, char *buf, size_t size, char *err, size_t errsize)
 {

@@ -13,10 +13,12 @@
 #include <unistd.h>
 
 #include "bundle.h"
+#include "container.h"
 #include "launcher/base/exit-codes.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/parse-util.h"
 #include "oci-internal.h"
+#include "pod.h"
 #include "policy.h"
 #include "run.h"
 #include "state.h"
@@ -109,6 +111,23 @@ static int parse_options(const struct oci_opts *o, int argc, char **argv, struct
 	return 0;
 }
 
+/* A pod's namespaces named by its first container's monitor (pod.h): that container's own. */
+static int resolve_pod(const struct oci_opts *o, struct cr_oci_config *config, char *err,
+		       size_t size)
+{
+	/* the paths @config points into, for as long as this command runs */
+	static char (*paths)[OCI_POD_PATH_MAX];
+	char root[PATH_MAX];
+
+	if (!config->n_namespaces || oci_root(o->root, root, sizeof(root), err, size) < 0)
+		return 0; /* no root: no container there to name; run.c says why */
+	free(paths);
+	paths = calloc(config->n_namespaces, sizeof(*paths));
+	if (!paths)
+		return -ENOMEM;
+	return oci_pod_resolve(root, config, paths, err, size);
+}
+
 static int load(const struct oci_opts *o, const struct create_opts *c, struct cr_oci_config *config,
 		struct cr_policy *policy, char **ret_bundle)
 {
@@ -135,6 +154,7 @@ static int load(const struct oci_opts *o, const struct create_opts *c, struct cr
 				       : "--console-socket: process.terminal is not true");
 		r = -EINVAL;
 	}
+	r = r ?: resolve_pod(o, config, err, sizeof(err));
 	r = r ?: cr_oci_policy_build(config, bundle, &caller, policy, err, sizeof(err));
 	if (r < 0) {
 		oci_error(o, "create %s: %s/config.json: %s", c->id, c->bundle,

@@ -111,13 +111,15 @@ static json_object *annotations_json(void)
 
 json_object *cr_oci_features_json(void)
 {
-	static const char *const no_hooks[] = { NULL };
+	/* not createContainer and startContainer, which run inside the container */
+	static const char *const hooks[] = { "prestart", "createRuntime", "poststart", "poststop",
+					     NULL };
 	json_object *o = json_object_new_object();
 	int r;
 
 	r = cr_json_add(o, "ociVersionMin", json_object_new_string(CR_OCI_VERSION_MIN));
 	r = r ?: cr_json_add(o, "ociVersionMax", json_object_new_string(CR_OCI_VERSION_MAX));
-	r = r ?: cr_json_add(o, "hooks", strings(no_hooks));
+	r = r ?: cr_json_add(o, "hooks", strings(hooks));
 	r = r ?: cr_json_add(o, "mountOptions", strings(mount_options));
 	r = r ?: cr_json_add(o, "linux", linux_json());
 	r = r ?: cr_json_add(o, "annotations", annotations_json());

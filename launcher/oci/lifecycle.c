@@ -13,7 +13,9 @@
 
 #include <json-c/json.h>
 
+#include "cgroup/place.h"
 #include "container.h"
+#include "hooks.h"
 #include "launcher/base/exit-codes.h"
 #include "launcher/base/fd-util.h"
 #include "launcher/base/json-util.h"
@@ -70,6 +72,33 @@ static int set_status(const struct box *b, const char *status)
 	return oci_write_json(dfd, "state.json", b->st.doc);
 }
 
+/* The hooks of @kind create saved (hooks.json), with the container's state on stdin: a
+ * failure is a warning, on stderr and in --log, and the lifecycle goes on (runtime-spec). */
+static void run_hooks(const struct oci_opts *o, const struct box *b, const char *id,
+		      enum cr_oci_hook_kind kind, const char *status)
+{
+	_cleanup_(oci_json_putp) json_object *st = cr_oci_state_json(&b->st);
+	_cleanup_close_ int dfd = -EBADF;
+	struct cr_oci_config c = {};
+	char err[1024] = "";
+	int r;
+
+	dfd = oci_container_open(b->root, id, err, sizeof(err));
+	r = dfd < 0 ? dfd : oci_hooks_load(dfd, &c);
+	if (r >= 0 && c.n_hooks[kind] && st) {
+		json_object_object_add(st, "status", json_object_new_string(status));
+		if (b->init > 0 && strcmp(status, "stopped") != 0)
+			json_object_object_add(st, "pid", json_object_new_int(b->init));
+		else
+			json_object_object_del(st, "pid");
+		r = oci_hooks_run(&c, kind, json_object_to_json_string_ext(st, JSON_C_TO_STRING_PLAIN),
+				  err, sizeof(err));
+	}
+	if (r < 0)
+		oci_error(o, "warning: %s: %s", id, err[0] ? err : strerror(-r));
+	cr_oci_config_done(&c);
+}
+
 static int usage(const struct oci_opts *o, const char *text)
 {
 	oci_error(o, "usage: corral oci %s", text);
@@ -103,6 +132,8 @@ int oci_cmd_start(const struct oci_opts *o, int argc, char **argv)
 		(void)snprintf(err, sizeof(err), "%s", strerror(-r));
 		oci_error(o, "start %s: %s", argv[1],
 			  r == -ENXIO ? "the container's process is not waiting any more" : err);
+	} else {
+		run_hooks(o, &b, argv[1], CR_OCI_HOOK_POSTSTART, "running");
 	}
 	cr_oci_state_done(&b.st);
 	return r < 0 ? OCI_EXIT_FAILED : 0;
@@ -170,10 +201,23 @@ int oci_cmd_kill(const struct oci_opts *o, int argc, char **argv)
 	else
 		r = signal_box(&b, sig, all);
 	if (r < 0)
+		/* "container not running" is the phrase containerd's shim takes as "already
+		 * finished" (a pod's stop kills what may have ended) */
 		oci_error(o, "kill %s: %s", argv[i],
-			  r == -ESRCH ? "the container is not running" : strerror(-r));
+			  r == -ESRCH ? "container not running (it has stopped)" : strerror(-r));
 	cr_oci_state_done(&b.st);
 	return r < 0 ? OCI_EXIT_FAILED : 0;
+}
+
+/* The caller's cgroup create placed the container in (state.json's cgroups_path), now empty. */
+static int remove_cgroup(const struct box *b)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(b->st.doc, "cgroups_path", &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return 0;
+	return cr_cgroup_unplace(json_object_get_string(v));
 }
 
 int oci_cmd_delete(const struct oci_opts *o, int argc, char **argv)
@@ -204,10 +248,17 @@ int oci_cmd_delete(const struct oci_opts *o, int argc, char **argv)
 	r = oci_wait_gone(b.init, b.init_start, 5000);
 	if (r >= 0 && b.st.status != CR_OCI_STOPPED)
 		r = oci_wait_gone(b.st.pid, b.st.pid_start_time, 5000);
-	if (r < 0)
+	if (r < 0) {
 		oci_error(o, "delete %s: its processes did not end within 5 s", argv[i]);
-	else if ((r = oci_container_remove(b.root, argv[i])) < 0)
-		oci_error(o, "delete %s: cannot remove its state: %s", argv[i], strerror(-r));
+	} else {
+		run_hooks(o, &b, argv[i], CR_OCI_HOOK_POSTSTOP, "stopped");
+		if ((r = remove_cgroup(&b)) < 0)
+			oci_error(o, "delete %s: cannot remove its cgroup: %s", argv[i],
+				  strerror(-r));
+		else if ((r = oci_container_remove(b.root, argv[i])) < 0)
+			oci_error(o, "delete %s: cannot remove its state: %s", argv[i],
+				  strerror(-r));
+	}
 	cr_oci_state_done(&b.st);
 	return r < 0 ? OCI_EXIT_FAILED : 0;
 }

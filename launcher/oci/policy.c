@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgroup/place.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/parse-util.h"
 #include "policy.h"
@@ -310,10 +311,22 @@ static int add_ids(struct cr_policy *p, const struct cr_oci_config *c,
 	return 0;
 }
 
-static int add_limits(struct cr_policy *p, const struct cr_oci_config *c)
+static int add_limits(struct cr_policy *p, const struct cr_oci_config *c, char *err, size_t size)
 {
 	const struct cr_oci_resources *res = &c->resources;
 	struct cr_limits *l = &p->limits;
+	char why[256];
+
+	/* the caller's own cgroup: the container's processes, its limits and its events there */
+	if (c->cgroups_path && c->cgroups_path[0]) {
+		if (cr_cgroup_path_check(c->cgroups_path, why, sizeof(why)) < 0)
+			return fail(err, size, -EINVAL, "linux.cgroupsPath: %s", why);
+		(void)strlcpy(l->cgroup_path, c->cgroups_path, sizeof(l->cgroup_path));
+	}
+	if (res->cpu_shares > 0 && !l->cgroup_path[0])
+		return fail(err, size, -EOPNOTSUPP,
+			    "linux.resources.cpu.shares: needs linux.cgroupsPath (a weight among the caller's cgroups)");
+	l->cpu_shares = res->cpu_shares > 262144 ? 262144 : (uint64_t)res->cpu_shares;
 
 	if (res->memory_limit > 0) {
 		l->value[CR_LIMIT_MEMORY] = (uint64_t)res->memory_limit;
@@ -350,16 +363,19 @@ static int copy_strv(const struct cr_oci_strv *s, char ***ret)
 
 static int refuse_unimplemented(const struct cr_oci_config *c, char *err, size_t size)
 {
-	for (int k = 0; k < _CR_OCI_HOOK_MAX; k++)
-		if (c->n_hooks[k])
-			return fail(err, size, -EOPNOTSUPP, "hooks.%s: hooks are not run yet",
-				    cr_oci_hook_name((enum cr_oci_hook_kind)k));
-	if (c->resources.n_devices && !(c->resources.n_devices == 1 && !c->resources.devices[0].allow &&
-					 c->resources.devices[0].type == 'a'))
+	/* the two that run inside the container, after its root is made (the others run:
+	 * hooks.h) */
+	if (c->n_hooks[CR_OCI_HOOK_CREATE_CONTAINER] || c->n_hooks[CR_OCI_HOOK_START_CONTAINER])
 		return fail(err, size, -EOPNOTSUPP,
-			    "linux.resources.devices: a device allowlist is not implemented yet (the container's /dev has only the usual nodes)");
-	if (c->resources.cpu_shares > 0)
-		return fail(err, size, -EOPNOTSUPP, "linux.resources.cpu.shares: not implemented yet");
+			    "hooks.%s: hooks run inside the container are not supported by corral (prestart, createRuntime, poststart and poststop are)",
+			    cr_oci_hook_name(c->n_hooks[CR_OCI_HOOK_CREATE_CONTAINER]
+						     ? CR_OCI_HOOK_CREATE_CONTAINER
+						     : CR_OCI_HOOK_START_CONTAINER));
+	/* linux.resources.devices is accepted as it stands: every mount corral makes is nodev and
+	 * its /dev holds only the nodes runtimes allow whatever the list says (null, zero, full,
+	 * random, urandom, tty, ptmx and the pts), and linux.devices is refused, so no other node
+	 * can be opened in the container: an allow rule grants nothing more, a deny rule takes
+	 * nothing away that a devices cgroup would (docs/oci.md) */
 	return 0;
 }
 
@@ -389,7 +405,7 @@ int cr_oci_policy_build(const struct cr_oci_config *c, const char *bundle,
 	r = r ?: cr_oci_sysctl_check(&c->sysctl, ret->ex.namespaces | ret->ex.joins, err, size);
 	r = r ?: add_ids(ret, c, caller, err, size);
 	r = r ?: add_filesystem(ret, c, bundle, err, size);
-	r = r ?: add_limits(ret, c);
+	r = r ?: add_limits(ret, c, err, size);
 	r = r ?: cr_oci_seccomp_compile(&c->seccomp, ret, err, size);
 	r = r ?: copy_strv(&pr->args, &ret->argv);
 	r = r ?: copy_strv(&pr->env, &ret->env);

@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "console.h"
+#include "hooks.h"
 #include "container.h"
 #include "launcher/base/fd-util.h"
 #include "launcher/base/json-util.h"
@@ -56,6 +57,10 @@ static json_object *state_doc(const struct monitor *m, const char *status, pid_t
 	/* the container's first process, which kill signals */
 	r = r ?: cr_json_add(o, "init_pid", json_object_new_int(init));
 	r = r ?: cr_json_add(o, "init_start_time", json_object_new_uint64(oci_start_time(init)));
+	/* the caller's cgroup the container was placed in, which delete removes */
+	if (r >= 0 && m->policy->limits.cgroup_path[0])
+		r = cr_json_add(o, "cgroups_path",
+				json_object_new_string(m->policy->limits.cgroup_path));
 	for (size_t i = 0; a && r >= 0 && i < m->config->annotations.n; i++)
 		r = cr_json_add(a, m->config->annotations.keys[i],
 				json_object_new_string(m->config->annotations.values[i]));
@@ -158,6 +163,29 @@ static _Noreturn void exit_like(const struct cr_outcome *out)
 						 : 127);
 }
 
+/* prestart and createRuntime, the container's namespaces made, with the state on stdin (its pid
+ * the container's process, whose namespaces a hook joins); then hooks.json for start and delete. */
+static int run_create_hooks(const struct monitor *m, pid_t init, char *why, size_t size)
+{
+	_cleanup_(oci_json_putp) json_object *st = state_doc(m, "creating", init), *doc = NULL;
+	const char *text;
+	int r;
+
+	if (!st || cr_json_add(st, "pid", json_object_new_int(init)) < 0)
+		return -ENOMEM;
+	text = json_object_to_json_string_ext(st, JSON_C_TO_STRING_PLAIN);
+	r = oci_hooks_run(m->config, CR_OCI_HOOK_PRESTART, text, why, size);
+	r = r ?: oci_hooks_run(m->config, CR_OCI_HOOK_CREATE_RUNTIME, text, why, size);
+	if (r < 0 || (!m->config->n_hooks[CR_OCI_HOOK_POSTSTART] &&
+		      !m->config->n_hooks[CR_OCI_HOOK_POSTSTOP]))
+		return r;
+	doc = oci_hooks_doc(m->config);
+	r = doc ? oci_write_json(m->dfd, "hooks.json", doc) : -ENOMEM;
+	if (r < 0)
+		(void)snprintf(why, size, "cannot write hooks.json: %s", strerror(-r));
+	return r;
+}
+
 static _Noreturn void monitor_main(struct monitor *m)
 {
 	const struct cr_driver *drv = cr_driver_native();
@@ -200,6 +228,7 @@ static _Noreturn void monitor_main(struct monitor *m)
 		init = init_pid(drv, run);
 		r = cr_oci_sysctl_apply(&m->config->sysctl, init,
 					m->policy->ex.namespaces & CR_NS_USER, why, sizeof(why));
+		r = r ?: run_create_hooks(m, init, why, sizeof(why));
 		if (r >= 0) {
 			st = state_doc(m, "created", init);
 			r = st ? oci_write_json(m->dfd, "state.json", st) : -ENOMEM;

@@ -37,6 +37,12 @@ struct cr_limits {
 	uint64_t value[_CR_LIMIT_MAX]; /* CR_LIMIT_UNSET, a value, or CR_LIMIT_INFINITY */
 	bool set[_CR_LIMIT_MAX];       /* given on the command line (not a default) */
 	bool required;		       /* --limits=required: a limit that cannot be enforced is fatal */
+	/* The OCI door's linux.cgroupsPath (cgroup/place.h): the run goes into the caller's own
+	 * cgroup, not one of corral's; "" for none. */
+	char cgroup_path[512];
+	/* The OCI door's linux.resources.cpu.shares (2 to 262144; 0: not set), written into the
+	 * caller's cgroup only: cpu.shares on v1, cpu.weight on v2. */
+	uint64_t cpu_shares;
 };
 
 /* "memory", "memory_swap", ...: the key in the JSON status. NULL if out of range. */

@@ -70,7 +70,7 @@ make_rootfs() {
 	local d=$1 a
 	mkdir -p "$d"/{bin,etc,proc,sys,dev,tmp,root}
 	cp /bin/busybox "$d/bin/"
-	for a in sh echo cat ls sleep id kill true false hostname touch head wc mkdir unshare; do
+	for a in sh echo cat ls sleep id kill true false hostname touch head wc mkdir unshare mknod; do
 		ln -sf busybox "$d/bin/$a"
 	done
 	echo 'root:x:0:0:root:/root:/bin/sh' >"$d/etc/passwd"
@@ -147,8 +147,8 @@ for m in $MODES; do
 	is "$m: corral oci --help lists features and state and the global options" \
 		'[ "$RC" = 0 ] && [[ $OUT == *"features"* && $OUT == *"state ID"* && $OUT == *"--root DIR"* && $OUT == *"--log-format"* ]]'
 	oci "$m" features
-	is "$m: corral oci features: the runtime-spec features JSON (versions, no hooks yet, namespaces with user, 41 capabilities, seccomp on, AppArmor and SELinux off, corral's annotations)" \
-		'[ "$RC" = 0 ] && [ "$(json_get "$OUT" "[d[\"ociVersionMin\"], d[\"ociVersionMax\"], d[\"hooks\"], \"user\" in d[\"linux\"][\"namespaces\"], len(d[\"linux\"][\"capabilities\"]), d[\"linux\"][\"seccomp\"][\"enabled\"], d[\"linux\"][\"apparmor\"][\"enabled\"], d[\"linux\"][\"selinux\"][\"enabled\"], sorted(k for k in d[\"annotations\"] if k.startswith(\"io.corral.\"))]")" = "['"'"'1.0.0'"'"', '"'"'1.2.0'"'"', [], True, 41, True, False, False, ['"'"'io.corral.landlock'"'"', '"'"'io.corral.tcp-connect'"'"', '"'"'io.corral.version'"'"']]" ]'
+	is "$m: corral oci features: the runtime-spec features JSON (versions, the hooks that run, namespaces with user, 41 capabilities, seccomp on, AppArmor and SELinux off, corral's annotations)" \
+		'[ "$RC" = 0 ] && [ "$(json_get "$OUT" "[d[\"ociVersionMin\"], d[\"ociVersionMax\"], d[\"hooks\"], \"user\" in d[\"linux\"][\"namespaces\"], len(d[\"linux\"][\"capabilities\"]), d[\"linux\"][\"seccomp\"][\"enabled\"], d[\"linux\"][\"apparmor\"][\"enabled\"], d[\"linux\"][\"selinux\"][\"enabled\"], sorted(k for k in d[\"annotations\"] if k.startswith(\"io.corral.\"))]")" = "['"'"'1.0.0'"'"', '"'"'1.2.0'"'"', ['"'"'prestart'"'"', '"'"'createRuntime'"'"', '"'"'poststart'"'"', '"'"'poststop'"'"'], True, 41, True, False, False, ['"'"'io.corral.landlock'"'"', '"'"'io.corral.tcp-connect'"'"', '"'"'io.corral.version'"'"']]" ]'
 	ln -sf "$CORRAL" "$CR_TMP/bin/corral-oci"
 	OUT=$(as "$m" "$CR_TMP/bin/corral-oci" features 2>&1)
 	RC=$?
@@ -351,6 +351,126 @@ for m in $MODES; do
 	is "$m: a bundle's allow-everything profile does not lift corral's floor: new user and mount namespaces still refused" \
 		'[ "$(cat "$BOX_RES")" = "exited 0" ] && [ "$(cat "$BOX_OUT")" = ran ] && [ "$(json_get "$(cat "$broot/scall/status.json")" "d[\"enforced\"][\"seccomp\"][\"mode\"]")" = default ]'
 	oci "$m" --root "$broot" delete scall
+
+	# --- linux.cgroupsPath: the caller's own cgroup ------------------------------------------
+	# config_set BUNDLE PY: change BUNDLE/config.json (c) with a python statement.
+	config_set() { python3 -c 'import json, sys
+c = json.load(open(sys.argv[1])); exec(sys.argv[2]); json.dump(c, open(sys.argv[1], "w"))' "$1/config.json" "$2"; }
+	# create_refused MODE ROOT BUNDLE ID: create expected to fail, as oci sets RC and ERR, but
+	# with its output in files and a timeout, so that a create that succeeds (a binary that
+	# ignores the field) does not hang the suite on its monitor, which keeps its stdout.
+	create_refused() {
+		as "$1" timeout 10 "$CORRAL" oci --root "$2" create --bundle "$3" "$4" >"$CR_TMP/stdout" 2>"$CR_TMP/stderr" </dev/null
+		RC=$? ERR=$(<"$CR_TMP/stderr")
+		as "$1" "$CORRAL" oci --root "$2" delete --force "$4" >/dev/null 2>&1
+	}
+	make_bundle "$m" "$bb/cg-sysd" "$rootfs" 'true'
+	config_set "$bb/cg-sysd" 'c["linux"]["cgroupsPath"] = "system.slice:libpod:abc"'
+	chmod -R a+rX "$bb"
+	create_refused "$m" "$broot" "$bb/cg-sysd" cgsysd
+	is "$m: a systemd cgroupsPath (slice:prefix:name) is refused, naming the field and the form" \
+		'[ "$RC" = 1 ] && [[ $ERR == *"linux.cgroupsPath"*"systemd form"* ]]'
+	for bad in / /a/../../b; do
+		config_set "$bb/cg-sysd" "c[\"linux\"][\"cgroupsPath\"] = \"$bad\""
+		create_refused "$m" "$broot" "$bb/cg-sysd" cgbad
+		is "$m: cgroupsPath '$bad' (the hierarchy's root, a climb out) is refused" \
+			'[ "$RC" = 1 ] && [[ $ERR == *"linux.cgroupsPath"* ]]'
+	done
+	if [ "$m" = root ]; then
+		cgp=/corral-oci-test-$$/box
+		make_bundle "$m" "$bb/cg" "$rootfs" 'sleep 30'
+		config_set "$bb/cg" 'c["linux"]["cgroupsPath"] = "'"$cgp"'"; c["linux"]["resources"].update({"memory": {"limit": 67108864}, "pids": {"limit": 50}, "cpu": {"quota": 50000, "period": 100000, "shares": 512}})'
+		chmod -R a+rX "$bb"
+		run_box "$m" "$broot" "$bb/cg" cg
+		oci "$m" --root "$broot" start cg
+		init=$(json_get "$(cat "$broot/cg/state.json")" 'd["init_pid"]')
+		mon=$(cat "$BOX_PIDFILE")
+		# where the kernel says the container's first process and the monitor (the pid the
+		# engine was given, whose cgroup conmon watches) are, and the limits written there
+		cg_of() { awk -F: -v c="$2" '$2 == c || ($2 == "" && c == "") { print $3 }' "/proc/$1/cgroup"; }
+		mem=$(cg_of "$init" memory) pids=$(cg_of "$init" pids) v2=$(cg_of "$init" "")
+		if [ -n "$mem" ]; then
+			memlim=$(cat "/sys/fs/cgroup/memory$mem/memory.limit_in_bytes")
+			pidlim=$(cat "/sys/fs/cgroup/pids$pids/pids.max")
+		else
+			memlim=$(cat "/sys/fs/cgroup$v2/memory.max") pidlim=$(cat "/sys/fs/cgroup$v2/pids.max")
+		fi
+		OUT="init $init: mem=$mem pids=$pids v2=$v2 memlim=$memlim pidlim=$pidlim; monitor $mon: $(cat /proc/$mon/cgroup | tr '\n' ' ')"
+		is "root: cgroupsPath $cgp holds the container's processes and the monitor, with memory and pids limits written there" \
+			'[ "${mem:-$v2}" = "$cgp" ] && [ "${pids:-$v2}" = "$cgp" ] && [ "$memlim" = 67108864 ] && [ "$pidlim" = 50 ] && grep -q ":$cgp\$" "/proc/$mon/cgroup"'
+		oci "$m" --root "$broot" delete --force cg
+		left=$(ls -d /sys/fs/cgroup/*/corral-oci-test-$$/box /sys/fs/cgroup/corral-oci-test-$$/box 2>/dev/null)
+		OUT="left: $left"
+		is "root: delete removes the container's cgroup (cgroupsPath) in every hierarchy" '[ -z "$left" ]'
+		rmdir /sys/fs/cgroup/*/corral-oci-test-$$ /sys/fs/cgroup/corral-oci-test-$$ 2>/dev/null
+	fi
+
+	# --- linux.resources.devices: an allowlist grants no node corral's /dev lacks -------------
+	# Docker's and containerd's lists allow mknod of any node and a few character devices; the
+	# attack: CAP_MKNOD and an allow rule for the host's first disk, then the node made and read.
+	make_bundle "$m" "$bb/dev" "$rootfs" 'mknod /dev/sdz b 8 0 2>/dev/null; mknod /tmp/sdz b 8 0 2>/dev/null; for n in /dev/sdz /tmp/sdz; do head -c 1 $n >/dev/null 2>&1 && echo READ-$n; done; head -c 1 /dev/zero | wc -c'
+	config_set "$bb/dev" 'c["process"]["capabilities"] = {k: ["CAP_MKNOD"] for k in ("bounding", "effective", "permitted")}; c["linux"]["resources"]["devices"] = [{"allow": False, "access": "rwm"}, {"allow": True, "type": "b", "major": 8, "minor": 0, "access": "rwm"}, {"allow": True, "type": "c", "access": "m"}, {"allow": True, "type": "b", "access": "m"}, {"allow": True, "type": "c", "major": 1, "minor": 5, "access": "rwm"}]'
+	chmod -R a+rX "$bb"
+	run_box "$m" "$broot" "$bb/dev" dev
+	oci "$m" --root "$broot" start dev
+	wait_for test -e "$BOX_RES"
+	OUT=$(cat "$BOX_RES" "$BOX_OUT")
+	is "$m: a devices allowlist (Docker's shape, a disk allowed, CAP_MKNOD) is accepted and grants nothing: a disk node made in /dev or /tmp cannot be read; /dev/zero can" \
+		'[ "$(cat "$BOX_RES")" = "exited 0" ] && [ "$(cat "$BOX_OUT")" = 1 ]'
+	oci "$m" --root "$broot" delete dev
+
+	# --- hooks: prestart, createRuntime, poststart, poststop with the state on stdin ----------
+	hd=$CR_TMP/hooks-$m
+	own "$m" "$hd"
+	make_bundle "$m" "$bb/hk" "$rootfs" 'sleep 2; echo ran'
+	config_set "$bb/hk" 'h = lambda n: {"path": "/bin/sh", "args": ["sh", "-c", "cat > '"$hd"'/" + n + "; echo $0 >> '"$hd"'/order", n]}
+c["hooks"] = {k: [h(k)] for k in ("prestart", "createRuntime", "poststart", "poststop")}'
+	chmod -R a+rX "$bb"
+	run_box "$m" "$broot" "$bb/hk" hk
+	hinit=$(json_get "$(cat "$broot/hk/state.json")" 'd["init_pid"]')
+	created=$(cat "$hd/order" 2>/dev/null | tr '\n' ' ')
+	oci "$m" --root "$broot" start hk
+	wait_for test -e "$BOX_RES"
+	oci "$m" --root "$broot" delete hk
+	OUT="order: $(tr '\n' ' ' <"$hd/order" 2>/dev/null); at create: $created; prestart: $(cat "$hd/prestart" 2>/dev/null); poststop: $(cat "$hd/poststop" 2>/dev/null); res: $(cat "$BOX_RES")"
+	is "$m: hooks run in order (prestart, createRuntime during create; poststart at start; poststop at delete), each with the state on stdin (the container's pid, its status)" \
+		'[ "$(tr "\n" " " <"$hd/order")" = "prestart createRuntime poststart poststop " ] && [ "$created" = "prestart createRuntime " ] && [ "$(json_get "$(cat "$hd/prestart")" "[d[\"id\"], d[\"status\"], d[\"pid\"] == $hinit]")" = "['"'"'hk'"'"', '"'"'creating'"'"', True]" ] && [ "$(json_get "$(cat "$hd/poststart")" "d[\"status\"]")" = running ] && [ "$(json_get "$(cat "$hd/poststop")" "[d[\"status\"], \"pid\" in d]")" = "['"'"'stopped'"'"', False]" ] && [ "$(cat "$BOX_RES")" = "exited 0" ]'
+	# a failing prestart fails create: no container, no process left
+	make_bundle "$m" "$bb/hkf" "$rootfs" 'echo ESCAPED-HOOK'
+	config_set "$bb/hkf" 'c["hooks"] = {"prestart": [{"path": "/bin/sh", "args": ["sh", "-c", "echo refused-by-hook >&2; exit 3"]}]}'
+	chmod -R a+rX "$bb"
+	run_box "$m" "$broot" "$bb/hkf" hkf
+	wait_for test -e "$BOX_RES"
+	OUT=$(cat "$BOX_RES" "$BOX_OUT")
+	is "$m: a prestart hook that fails fails create (exit 1), naming the hook, its status and its stderr; the process never runs" \
+		'[ "$(cat "$BOX_RES")" = "create 1" ] && [[ $(cat "$BOX_OUT") == *"hooks.prestart[0] /bin/sh: exit status 3: refused-by-hook"* ]] && [[ $(cat "$BOX_OUT") != *ESCAPED* ]] && [ ! -e "$broot/hkf/state.json" ]'
+	config_set "$bb/hkf" 'c["hooks"] = {"startContainer": [{"path": "/bin/true"}]}'
+	create_refused "$m" "$broot" "$bb/hkf" hkc
+	is "$m: a startContainer hook (run inside the container) is refused, named" \
+		'[ "$RC" = 1 ] && [[ $ERR == *"hooks.startContainer"*"not supported"* ]]'
+
+	# --- a pod: a container joining the namespaces of another by its monitor's pid (CRI) ------
+	# containerd names the pause container's namespaces /proc/PID/ns/TYPE with the pid it was
+	# given, the monitor's, which is in the caller's namespaces: they must be the pause's own.
+	if [ "$m" = root ]; then
+		make_bundle "$m" "$bb/pause" "$rootfs" 'sleep 30'
+		config_set "$bb/pause" 'c["hostname"] = "podhost"'
+		chmod -R a+rX "$bb"
+		run_box "$m" "$broot" "$bb/pause" pause
+		oci "$m" --root "$broot" start pause
+		pmon=$(cat "$BOX_PIDFILE")
+		make_bundle "$m" "$bb/podc" "$rootfs" 'hostname; grep NSpid /proc/self/status'
+		config_set "$bb/podc" 'c.pop("hostname"); c["linux"]["namespaces"] = [{"type": t, "path": "/proc/'"$pmon"'/ns/" + n} for t, n in (("pid", "pid"), ("ipc", "ipc"), ("uts", "uts"))] + [{"type": "mount"}, {"type": "network"}]'
+		chmod -R a+rX "$bb"
+		run_box "$m" "$broot" "$bb/podc" podc
+		[ -e "$BOX_RES" ] || oci "$m" --root "$broot" start podc
+		wait_for test -e "$BOX_RES"
+		OUT=$(cat "$BOX_RES" "$BOX_OUT")
+		is "$m: namespaces named by another container's monitor pid (/proc/PID/ns/..., as containerd names a pod's) are that container's: its hostname, its pid namespace (not the host's)" \
+			'[ "$(cat "$BOX_RES")" = "exited 0" ] && [ "$(head -n 1 "$BOX_OUT")" = podhost ] && [ "$(sed -n 2p "$BOX_OUT" | wc -w)" = 3 ]'
+		oci "$m" --root "$broot" delete podc
+		oci "$m" --root "$broot" delete --force pause
+	fi
 
 	oci "$m" frobnicate
 	is "$m: an unknown command: 125" '[ "$RC" = 125 ] && [[ $ERR == *"unknown command '"'"'frobnicate'"'"'"* ]]'

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "cgroup/cgroup-internal.h"
+#include "cgroup/place.h"
 #include "cgroup/cgroup.h"
 #include "launcher/policy/limits.h"
 #include "launcher/policy/cli.h"
@@ -256,6 +257,37 @@ static void test_default_memory(void **state)
 	assert_true(cr_limit_default_memory(4096) > 0);
 }
 
+/* A caller's cgroup path (the OCI door's linux.cgroupsPath): what names a cgroup below the
+ * hierarchy's root, and where it is in each hierarchy. */
+static void test_place_path(void **state)
+{
+	char err[256], buf[512];
+
+	(void)state;
+	assert_int_equal(cr_cgroup_path_check("/libpod_parent/libpod-abc", err, sizeof(err)), 0);
+	assert_int_equal(cr_cgroup_path_check("/k8s.io/0123", err, sizeof(err)), 0);
+	assert_int_equal(cr_cgroup_path_check("relative/box", err, sizeof(err)), 0);
+	assert_int_equal(cr_cgroup_path_check("system.slice:libpod:abc", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "systemd form"));
+	assert_int_equal(cr_cgroup_path_check("/", err, sizeof(err)), -EINVAL);
+	assert_int_equal(cr_cgroup_path_check("//", err, sizeof(err)), -EINVAL);
+	assert_int_equal(cr_cgroup_path_check("", err, sizeof(err)), -EINVAL);
+	assert_int_equal(cr_cgroup_path_check("/a/../../b", err, sizeof(err)), -EINVAL);
+	assert_int_equal(cr_cgroup_path_check("..", err, sizeof(err)), -EINVAL);
+	assert_int_equal(cr_cgroup_path_check("/a/./b", err, sizeof(err)), -EINVAL);
+	assert_int_equal(cr_cgroup_path_check("/a/..b/c", err, sizeof(err)), 0);
+
+	assert_int_equal(cr_cgroup_path_resolve("/sys/fs/cgroup/memory", "/user/1", "/k8s.io/x", buf,
+						sizeof(buf)), 0);
+	assert_string_equal(buf, "/sys/fs/cgroup/memory/k8s.io/x");
+	assert_int_equal(cr_cgroup_path_resolve("/sys/fs/cgroup/memory", "/user/1", "box", buf,
+						sizeof(buf)), 0);
+	assert_string_equal(buf, "/sys/fs/cgroup/memory/user/1/box");
+	assert_int_equal(cr_cgroup_path_resolve("/sys/fs/cgroup", "/", "box", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/sys/fs/cgroup/box");
+	assert_int_equal(cr_cgroup_path_resolve("/sys/fs/cgroup", "/", "box", buf, 8), -ENAMETOOLONG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_discover_missing),
 		cmocka_unit_test(test_report_json),
 		cmocka_unit_test(test_default_memory),
+		cmocka_unit_test(test_place_path),
 	};
 
 	return cmocka_run_group_tests_name("cgroup", tests, NULL, NULL);

@@ -407,7 +407,10 @@ static void test_features(void **state)
 	assert_true(json_object_object_get_ex(f, "ociVersionMax", &v));
 	assert_string_equal(json_object_get_string(v), CR_OCI_VERSION_MAX);
 	assert_true(json_object_object_get_ex(f, "hooks", &v));
-	assert_int_equal(json_object_array_length(v), 0); /* none run yet */
+	/* the four run outside the container */
+	assert_int_equal(json_object_array_length(v), 4);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(v, 0)), "prestart");
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(v, 3)), "poststop");
 	assert_true(json_object_object_get_ex(f, "linux", &lx));
 	assert_true(json_object_object_get_ex(lx, "namespaces", &v));
 	for (size_t i = 0; i < json_object_array_length(v); i++)
