@@ -154,7 +154,7 @@ static int add_overlay(struct cr_mount_plan *plan, const struct cr_fs_op *f)
 	return r;
 }
 
-static int add_one(struct cr_mount_plan *plan, const struct cr_fs_op *f, unsigned ns,
+static int add_one(struct cr_mount_plan *plan, const struct cr_fs_op *f, bool callers_pidns,
 		   const struct cr_host_view *host)
 {
 	unsigned mode = f->mode;
@@ -181,8 +181,10 @@ static int add_one(struct cr_mount_plan *plan, const struct cr_fs_op *f, unsigne
 	case CR_FS_REMOUNT_RO:
 		return cr_mount_plan_add(plan, CR_MOUNT_REMOUNT_RO, CR_MNT_EXPLICIT, 0, NULL, f->dst);
 	case CR_FS_PROC:
-		/* In the caller's pid namespace, the caller's procfs: no other may be mounted. */
-		if (!(ns & CR_NS_PID))
+		/* In the caller's pid namespace, the caller's procfs: no other may be mounted. In one
+		 * made or joined (--pidns, a pod's), a fresh one: never the caller's, whose processes
+		 * the sandbox is not among, and would see. */
+		if (callers_pidns)
 			r = cr_mount_plan_add(plan, CR_MOUNT_BIND, CR_MNT_EXPLICIT | CR_MNT_WRITABLE, 0,
 					      "/proc", f->dst);
 		else
@@ -211,10 +213,11 @@ static bool ends_with_proc(const struct cr_policy *p)
 int cr_mount_plan_explicit(const struct cr_policy *p, const struct cr_host_view *host,
 			   struct cr_mount_plan *plan)
 {
+	bool callers_pidns = !(p->ex.namespaces & CR_NS_PID) && p->ex.pidns_fd < 0;
 	int r = 0;
 
 	for (size_t i = 0; i < p->n_fs_ops && r >= 0; i++)
-		r = add_one(plan, &p->fs_ops[i], p->ex.namespaces, host);
+		r = add_one(plan, &p->fs_ops[i], callers_pidns, host);
 	/* Whatever /proc the sandbox shows, a fresh one or the host's through a bind of /: its
 	 * kernel knobs read-only, even to a root caller. Not twice: a --proc /proc last of all
 	 * (srt's and codex's order) has just made them so, and nothing came after it. */

@@ -156,6 +156,34 @@ if [ "$(id -u)" -eq 0 ]; then
 		RC=0 write=1
 	bw root hardened --ro-bind / / --dev /dev --unshare-user --unshare-pid --proc /proc -- sh -c "$knob"
 	res "root/hardened: not with --proc /proc last either" RC=0 write=0
+
+	# A pid namespace joined by descriptor (--pidns, as a pod's container joins its pause's):
+	# --proc must show that namespace, never the caller's, whose processes (host init's command
+	# line among them) the sandbox is not among. Control: the sandbox is in the joined namespace
+	# and sees its processes there.
+	unshare --pid --fork sleep 60 </dev/null >/dev/null 2>&1 &
+	unshare_pid=$!
+	for _ in $(seq 50); do
+		target=$(pgrep -P "$unshare_pid" | head -n 1)
+		[ -n "$target" ] && break
+		sleep 0.1
+	done
+	host_init=$(tr '\0' ' ' </proc/1/cmdline)
+	look='echo ns=$(readlink /proc/self/ns/pid); echo pids=$(ls /proc | grep -c "^[0-9]")
+		echo init=$(tr "\0" " " </proc/1/cmdline)'
+	want_ns=$(readlink "/proc/$target/ns/pid")
+	for bwmode in compat hardened; do
+		bw root "$bwmode" --pidns 3 --ro-bind / / --dev /dev --proc /proc -- sh -c "$look" \
+			3<"/proc/$target/ns/pid"
+		is "root/$bwmode: --pidns: the command is in the joined pid namespace, and its /proc shows that namespace's processes, not the host's (control)" \
+			'[ $RC = 0 ] && grep -qxF "ns=$want_ns" <<<"$OUT" && grep -qx "init=sleep 60" <<<"$OUT" && [ "$(sed -n "s/^pids=//p" <<<"$OUT")" -lt 10 ]'
+		bw root "$bwmode" --pidns 3 --unshare-user --ro-bind / / --dev /dev --proc /proc -- \
+			sh -c "$look" 3<"/proc/$target/ns/pid"
+		is "root/$bwmode: --pidns with --unshare-user: a procfs of that namespace cannot be mounted from the new user namespace, so the run fails; the host's /proc is never shown in its place" \
+			'[ $RC != 0 ] && ! grep -qF "init=$host_init" <<<"$OUT"'
+	done
+	kill -KILL "$target" 2>/dev/null # pid 1 of its namespace: only SIGKILL reaches it
+	wait "$unshare_pid" 2>/dev/null
 fi
 
 # --- the bwrap executable, and /proc/self/exe -----------------------------------------------

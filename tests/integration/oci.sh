@@ -459,15 +459,15 @@ c["hooks"] = {k: [h(k)] for k in ("prestart", "createRuntime", "poststart", "pos
 		run_box "$m" "$broot" "$bb/pause" pause
 		oci "$m" --root "$broot" start pause
 		pmon=$(cat "$BOX_PIDFILE")
-		make_bundle "$m" "$bb/podc" "$rootfs" 'hostname; grep NSpid /proc/self/status'
+		make_bundle "$m" "$bb/podc" "$rootfs" 'hostname; cat /proc/1/cmdline; echo; ls /proc | grep -c "^[0-9]"'
 		config_set "$bb/podc" 'c.pop("hostname"); c["linux"]["namespaces"] = [{"type": t, "path": "/proc/'"$pmon"'/ns/" + n} for t, n in (("pid", "pid"), ("ipc", "ipc"), ("uts", "uts"))] + [{"type": "mount"}, {"type": "network"}]'
 		chmod -R a+rX "$bb"
 		run_box "$m" "$broot" "$bb/podc" podc
 		[ -e "$BOX_RES" ] || oci "$m" --root "$broot" start podc
 		wait_for test -e "$BOX_RES"
 		OUT=$(cat "$BOX_RES" "$BOX_OUT")
-		is "$m: namespaces named by another container's monitor pid (/proc/PID/ns/..., as containerd names a pod's) are that container's: its hostname, its pid namespace (not the host's)" \
-			'[ "$(cat "$BOX_RES")" = "exited 0" ] && [ "$(head -n 1 "$BOX_OUT")" = podhost ] && [ "$(sed -n 2p "$BOX_OUT" | wc -w)" = 3 ]'
+		is "$m: namespaces named by another container's monitor pid (/proc/PID/ns/..., as containerd names a pod's) are that container's: its hostname, and a /proc of its pid namespace, whose pid 1 is the pause's process (never the host's /proc)" \
+			'[ "$(cat "$BOX_RES")" = "exited 0" ] && [ "$(head -n 1 "$BOX_OUT")" = podhost ] && [ "$(sed -n 2p "$BOX_OUT" | tr -d "\\0")" = sleep30 ] && [ "$(sed -n 3p "$BOX_OUT")" -lt 10 ]'
 		oci "$m" --root "$broot" delete podc
 		oci "$m" --root "$broot" delete --force pause
 	fi
