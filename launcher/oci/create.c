@@ -27,7 +27,8 @@
 #define CONFIG_MAX (4 * 1024 * 1024)
 
 
-/* @bundle/config.json, not followed through a symlink, at most CONFIG_MAX bytes, into *@ret. */
+/* @bundle/config.json, not followed through a symlink, at most CONFIG_MAX bytes, into *@ret,
+ * NUL-terminated; its length in *@ret_len. */
 int oci_read_config(const char *bundle, char **ret, size_t *ret_len, char *err, size_t size)
 {
 	_cleanup_close_ int dfd = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd = -EBADF;
@@ -55,6 +56,7 @@ int oci_read_config(const char *bundle, char **ret, size_t *ret_len, char *err, 
 		return snprintf(err, size, "%s/config.json: %m", bundle), negative_errno();
 	if (n > st.st_size)
 		return snprintf(err, size, "%s/config.json: it grew while read", bundle), -EAGAIN;
+	buf[n] = '\0'; /* the text is also read as a C string (exec's config_with_process()) */
 	*ret = TAKE_PTR(buf);
 	*ret_len = (size_t)n;
 	return 0;

@@ -82,6 +82,8 @@ static int config_with_process(const char *bundle, const char *process_file,
 	r = oci_read_config(bundle, &text, &len, err, size);
 	if (r < 0)
 		return r;
+	if (strlen(text) != len)
+		return snprintf(err, size, "config.json: a NUL byte in the text"), -EINVAL;
 	doc = json_tokener_parse(text);
 	proc = json_object_from_file(process_file);
 	if (!doc || !proc) {
