@@ -68,6 +68,10 @@ void cr_bench_pool_stop(const char *corral, const char *rundir)
 	fflush(stderr);
 	(void)run_corral(corral, status, false);
 	(void)run_corral(corral, stop, true);
+	/* `pool stop` may return before the pool has removed its socket: the directory would be
+	 * left behind, not empty. */
+	(void)snprintf(path, sizeof(path), "%s/corral/pool.sock", rundir);
+	(void)unlink(path);
 	(void)snprintf(path, sizeof(path), "%s/corral", rundir);
 	(void)rmdir(path);
 	(void)rmdir(rundir);
