@@ -146,8 +146,7 @@ static int exec_explicit(struct cr_child_ctx *ctx)
 	return cr_exec_file(p->argv[0], argv, env);
 }
 
-/* An explicit policy's own seccomp programs, after corral's filter, in the order given. */
-static int install_programs(const struct cr_policy *p)
+int cr_install_programs(const struct cr_policy *p)
 {
 	for (size_t i = 0; i < p->ex.n_seccomp_programs; i++) {
 		struct sock_fprog prog = {
@@ -186,7 +185,7 @@ _Noreturn void cr_command_main(struct cr_child_ctx *ctx)
 	if (r < 0) {
 		msg.stage = CR_STAGE_FDS;
 	} else if ((r = cr_seccomp_install(ctx->seccomp)) < 0 ||
-		   (r = install_programs(ctx->policy)) < 0) {
+		   (r = cr_install_programs(ctx->policy)) < 0) {
 		/* The syscall filter: last before execve, after no_new_privs (set by pid 1 and
 		 * inherited), so that nothing of corral's own setup has to pass it. Pid 1 stays
 		 * unfiltered. */

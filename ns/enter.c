@@ -110,21 +110,6 @@ static void join_cgroups(pid_t init)
 		(void)fclose(f);
 }
 
-static int install_programs(const struct cr_policy *p)
-{
-	for (size_t i = 0; i < p->ex.n_seccomp_programs; i++) {
-		struct sock_fprog prog = {
-			.len = (unsigned short)(p->ex.seccomp_programs[i].size /
-						sizeof(struct sock_filter)),
-			.filter = p->ex.seccomp_programs[i].insns,
-		};
-
-		if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
-			return negative_errno();
-	}
-	return 0;
-}
-
 /* The command's side, in the sandbox's pid namespace: what a command of the policy gets. */
 static _Noreturn void command(const struct cr_policy *p, const struct cr_seccomp *sc, int err_fd)
 {
@@ -146,7 +131,7 @@ static _Noreturn void command(const struct cr_policy *p, const struct cr_seccomp
 		r = negative_errno();
 	if (r >= 0 && (step = "seccomp", 1))
 		r = cr_seccomp_install(sc);
-	r = r ?: install_programs(p);
+	r = r ?: cr_install_programs(p);
 	if (r >= 0) {
 		step = "exec";
 		r = cr_exec_file(p->argv[0], p->argv, p->env);

@@ -117,6 +117,9 @@ _Noreturn void cr_command_main(struct cr_child_ctx *ctx);
 int cr_exec_command(char *const argv[], char *const envp[]);
 /* The same, executing @file (looked up as argv[0] would be) with @argv as it is. */
 int cr_exec_file(const char *file, char *const argv[], char *const envp[]);
+/* An explicit policy's own seccomp programs (cr_policy.ex), after corral's filter, in the order
+ * given: a run's command and a process entered into a running sandbox (ns/enter.c). 0 or -errno. */
+int cr_install_programs(const struct cr_policy *p);
 /* Job control and the deadline in pid 1 (ns/jobs.c), every CR_JOBS_TICK_MS while the command
  * runs. cr_jobs_start(): after the command's fork, with SIGTSTP, SIGCONT and SIGALRM blocked;
  * installs their handlers and the timer. 0 or -errno. */

@@ -62,7 +62,3 @@ struct worker_status {
 /* What @step did, for a message ("could not %s"). */
 const char *zygote_worker_step(int step);
 
-/* Send @fds with the message @m on @sock. 0 or -errno. The zygote sends a new worker's channels
- * with it, the server a request's stdio. */
-int zygote_send_with_fds(int sock, const void *m, size_t size, const int *fds, size_t n_fds,
-			 int flags);

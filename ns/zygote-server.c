@@ -22,6 +22,7 @@
 #include "launcher/base/json-util.h"
 #include "cgroup/cgroup.h"
 #include "launcher/base/exit-codes.h"
+#include "launcher/base/fd-util.h"
 #include "linux-internal.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
@@ -395,7 +396,7 @@ static int warm_exec(struct cr_warm *w, const struct cr_exec_request *req, struc
 		struct worker wk = w->ready[--w->n_ready];
 
 		w->want_unsent++; /* its replacement, asked for below */
-		r = zygote_send_with_fds(wk.exec_fd, w->buf, (size_t)size, req->stdio, 3,
+		r = cr_send_fds(wk.exec_fd, w->buf, (size_t)size, req->stdio, 3,
 					 MSG_DONTWAIT);
 		if (r >= 0) {
 			*e = (struct cr_exec){ .exec_fd = wk.exec_fd, .status_fd = wk.status_fd };

@@ -439,29 +439,6 @@ static _Noreturn void worker_main(const struct cr_child_ctx *ctx, int exec_fd, i
 	}
 }
 
-/* Send @fds with the message @m on @sock. 0 or -errno. */
-int zygote_send_with_fds(int sock, const void *m, size_t size, const int *fds, size_t n_fds,
-			 int flags)
-{
-	char cbuf[CMSG_SPACE(3 * sizeof(int))] = {};
-	struct iovec iov = { .iov_base = (void *)m, .iov_len = size };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *c;
-
-	if (n_fds) {
-		mh.msg_control = cbuf;
-		mh.msg_controllen = CMSG_SPACE(n_fds * sizeof(int));
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(n_fds * sizeof(int));
-		memcpy(CMSG_DATA(c), fds, n_fds * sizeof(int));
-	}
-	if (sendmsg(sock, &mh, flags | MSG_NOSIGNAL) < 0)
-		return negative_errno();
-	return 0;
-}
-
 /* One worker: its two channels, the clone into a new pid namespace, and ZY_READY with the
  * server's ends. 0 or -errno (nothing is left behind). */
 static int start_worker(const struct cr_child_ctx *ctx, int control_fd)
@@ -487,7 +464,7 @@ static int start_worker(const struct cr_child_ctx *ctx, int control_fd)
 	fds[0] = ex[0];
 	fds[1] = st[0];
 	if (r == 0)
-		r = zygote_send_with_fds(control_fd, &m, sizeof(m), fds, 2, 0);
+		r = cr_send_fds(control_fd, &m, sizeof(m), fds, 2, 0);
 	(void)close(st[0]);
 	(void)close(st[1]);
 out_close_ex:
@@ -506,7 +483,7 @@ static int tell_failure(int control_fd, int r, int told)
 		return 0;
 	if (r == told)
 		return told;
-	if (zygote_send_with_fds(control_fd, &m, sizeof(m), NULL, 0, MSG_DONTWAIT) < 0)
+	if (cr_send_fds(control_fd, &m, sizeof(m), NULL, 0, MSG_DONTWAIT) < 0)
 		return told; /* the next turn tries again */
 	return r;
 }

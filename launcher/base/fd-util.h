@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Descriptors: writing all of a buffer (every host, fd-util.c), and the one way corral closes
- * what a process must not pass on (Linux only, fd-close.c: close_range(2)). */
+/* Descriptors: writing all of a buffer (every host, fd-util.c), the one way corral closes what a
+ * process must not pass on (Linux only, fd-close.c: close_range(2)), and a message sent with
+ * descriptors (Linux only, fd-send.c). */
 #pragma once
 
 #include <stddef.h>
@@ -13,3 +14,11 @@ int cr_write_all(int fd, const void *data, size_t size);
  * fork and execve. 0 or -errno; on failure some descriptors may still be open, so the caller
  * treats it as fatal: it must not go on to run anything in the sandbox. */
 int cr_close_all_except(int from, int *keep, size_t n);
+
+/* The most descriptors cr_send_fds() sends with one message: a command's stdin, stdout, stderr. */
+#define CR_SEND_FDS_MAX 3
+
+/* Send the @size bytes at @m on the unix socket @sock with the @n_fds descriptors of @fds
+ * (SCM_RIGHTS; none when 0), in one sendmsg(2) with @flags and MSG_NOSIGNAL. 0 or -errno
+ * (-EINVAL for more than CR_SEND_FDS_MAX descriptors). */
+int cr_send_fds(int sock, const void *m, size_t size, const int *fds, size_t n_fds, int flags);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "launcher/base/json-util.h"
+#include "launcher/base/fd-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/time-util.h"
@@ -127,7 +128,7 @@ static int send_exec(int fd, const struct cr_pool_call *call, char *buf)
 		return (int)size;
 	if (p->redirect_stdio)
 		memcpy(stdio, p->stdio, sizeof(stdio));
-	return pool_send(fd, buf, (size_t)size, stdio, 3);
+	return cr_send_fds(fd, buf, (size_t)size, stdio, 3, 0);
 }
 
 /* After a miss the pool asks how to build this policy: corral run's own arguments, directory and
@@ -153,7 +154,7 @@ static void send_spec(int fd, const struct cr_pool_call *call, char *buf)
 	if (size >= 0)
 		size = pool_pack(buf, sizeof(*h), call->env, n_env, &off);
 	if (size >= 0)
-		(void)pool_send(fd, buf, (size_t)size, NULL, 0);
+		(void)cr_send_fds(fd, buf, (size_t)size, NULL, 0, 0);
 }
 
 static void fill_result(const struct pool_reply *rp, char *const *argv, struct cr_pool_result *ret)
@@ -214,7 +215,7 @@ static int relay(int fd, int sig_fd)
 
 	while (read(sig_fd, &si, sizeof(si)) == sizeof(si)) {
 		h.sig = (int32_t)si.ssi_signo;
-		(void)pool_send(fd, &h, sizeof(h), NULL, 0);
+		(void)cr_send_fds(fd, &h, sizeof(h), NULL, 0, 0);
 	}
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "launcher/base/exit-codes.h"
+#include "launcher/base/fd-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/parse-util.h"
@@ -166,7 +167,7 @@ static int pool_ask(uint32_t type)
 		cr_log_error("pool: no pool is running (%s: %s)", path, strerror(-fd));
 		return 1;
 	}
-	if (pool_send(fd, &h, sizeof(h), NULL, 0) < 0)
+	if (cr_send_fds(fd, &h, sizeof(h), NULL, 0, 0) < 0)
 		return 1;
 	n = recv(fd, buf, CR_POOL_MAX_MSG - 1, 0); /* stop: end of file once it is gone */
 	if (type == POOL_STATUS) {

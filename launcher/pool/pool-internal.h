@@ -76,5 +76,3 @@ ssize_t pool_pack(char *buf, size_t hdr_size, char *const *strings, size_t n, si
  * NULL). 0 or -EBADMSG. */
 int pool_unpack(char *buf, size_t size, size_t hdr_size, size_t n, char **ret);
 
-/* Send @m (@size bytes) with up to 3 descriptors. 0 or -errno. */
-int pool_send(int sock, const void *m, size_t size, const int *fds, size_t n_fds);

@@ -158,23 +158,3 @@ int pool_unpack(char *buf, size_t size, size_t hdr_size, size_t n, char **ret)
 	return 0;
 }
 
-int pool_send(int sock, const void *m, size_t size, const int *fds, size_t n_fds)
-{
-	char cbuf[CMSG_SPACE(3 * sizeof(int))] = {};
-	struct iovec iov = { .iov_base = (void *)m, .iov_len = size };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *c;
-
-	if (n_fds) {
-		mh.msg_control = cbuf;
-		mh.msg_controllen = CMSG_SPACE(n_fds * sizeof(int));
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(n_fds * sizeof(int));
-		memcpy(CMSG_DATA(c), fds, n_fds * sizeof(int));
-	}
-	if (sendmsg(sock, &mh, MSG_NOSIGNAL) < 0)
-		return -errno;
-	return 0;
-}

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "launcher/base/fd-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/peer.h"
@@ -63,7 +64,7 @@ static int reply(int fd, const struct pool_reply *rp, const char *text, char *bu
 	memcpy(buf, &h, sizeof(h));
 	if (len)
 		memcpy(buf + sizeof(h), text, len);
-	return pool_send(fd, buf, sizeof(h) + len, NULL, 0);
+	return cr_send_fds(fd, buf, sizeof(h) + len, NULL, 0, 0);
 }
 
 static void miss(struct server *sv, struct conn *c, const char *why, bool want_spec)
