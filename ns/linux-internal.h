@@ -164,6 +164,9 @@ int cr_mounts_seal(struct cr_child_ctx *ctx);
 int cr_mounts_attach_clone(int src_fd, int target_fd, uint64_t attrs, bool recursive);
 /* Mount a fresh file system of @type on the directory open at @target_fd. 0 or -errno. */
 int cr_mounts_fs(int target_fd, const char *type, unsigned long flags, const char *data);
+/* A fresh filesystem of @op's kind (tmpfs with its mode, size and inode count, proc, devpts,
+ * mqueue) mounted on @target_fd, with corral's flags for it. 0 or -errno. */
+int cr_mounts_fresh(const struct cr_mount_op *op, int target_fd);
 /* One operation of an explicit filesystem (CR_MNT_EXPLICIT) under @root_fd, the new root not
  * yet pivoted into (ns/mounts-explicit.c). 0, or -errno with a sentence in ctx->detail. */
 /* An explicit operation's source, in the child's mount namespace: the caller's path with

@@ -276,8 +276,6 @@ static int bind(const struct cr_mount_op *op, int target)
 
 static int mount_one(const struct cr_mount_op *op, int target)
 {
-	char data[96];
-
 	switch (op->kind) {
 	case CR_MOUNT_BIND:
 		return bind(op, target);
@@ -285,19 +283,10 @@ static int mount_one(const struct cr_mount_op *op, int target)
 		return cr_mounts_attach_clone(op->src_fd, target, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
 					      false);
 	case CR_MOUNT_TMPFS:
-		if (op->size)
-			(void)snprintf(data, sizeof(data), "mode=%04o,size=%llu", op->mode,
-				       (unsigned long long)op->size);
-		else
-			(void)snprintf(data, sizeof(data), "mode=%04o", op->mode);
-		return cr_mounts_fs(target, "tmpfs", MS_NOSUID | MS_NODEV, data);
 	case CR_MOUNT_PROC:
-		return cr_mounts_fs(target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 	case CR_MOUNT_DEVPTS:
-		return cr_mounts_fs(target, "devpts", MS_NOSUID | MS_NOEXEC,
-				    "newinstance,ptmxmode=0666,mode=620");
 	case CR_MOUNT_MQUEUE:
-		return cr_mounts_fs(target, "mqueue", 0, NULL);
+		return cr_mounts_fresh(op, target);
 	case CR_MOUNT_RDONLY:
 		return cr_mounts_attach_clone(target, target,
 					      MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |

@@ -244,11 +244,37 @@ int cr_mounts_fs(int target_fd, const char *type, unsigned long flags, const cha
 	return 0;
 }
 
+int cr_mounts_fresh(const struct cr_mount_op *op, int target_fd)
+{
+	char data[128];
+	int n;
+
+	switch (op->kind) {
+	case CR_MOUNT_TMPFS:
+		n = snprintf(data, sizeof(data), "mode=%04o", op->mode);
+		if (op->size)
+			n += snprintf(data + n, sizeof(data) - (size_t)n, ",size=%llu",
+				      (unsigned long long)op->size);
+		if (op->nr_inodes)
+			(void)snprintf(data + n, sizeof(data) - (size_t)n, ",nr_inodes=%llu",
+				       (unsigned long long)op->nr_inodes);
+		return cr_mounts_fs(target_fd, "tmpfs", MS_NOSUID | MS_NODEV, data);
+	case CR_MOUNT_PROC:
+		return cr_mounts_fs(target_fd, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+	case CR_MOUNT_DEVPTS:
+		return cr_mounts_fs(target_fd, "devpts", MS_NOSUID | MS_NOEXEC,
+				    "newinstance,ptmxmode=0666,mode=620");
+	case CR_MOUNT_MQUEUE:
+		return cr_mounts_fs(target_fd, "mqueue", 0, NULL);
+	default:
+		return -EINVAL;
+	}
+}
+
 static int apply_one(const struct cr_mount_op *op, struct walk_cache *c)
 {
 	_cleanup_close_ int target = -EBADF;
 	bool file = op->flags & CR_MNT_FILE;
-	char data[128];
 
 	if (op->kind == CR_MOUNT_SYMLINK)
 		return make_symlink(c, op->dst, op->src);
@@ -285,18 +311,9 @@ static int apply_one(const struct cr_mount_op *op, struct walk_cache *c)
 	case CR_MOUNT_TEXT:
 		return attach_text(c->root_fd, op->src, op->mode, target);
 	case CR_MOUNT_TMPFS:
-		if (op->size)
-			(void)snprintf(data, sizeof(data), "mode=%04o,size=%llu,nr_inodes=%llu",
-				       op->mode, (unsigned long long)op->size,
-				       (unsigned long long)op->nr_inodes);
-		else
-			(void)snprintf(data, sizeof(data), "mode=%04o", op->mode);
-		return cr_mounts_fs(target, "tmpfs", MS_NOSUID | MS_NODEV, data);
 	case CR_MOUNT_PROC:
-		return cr_mounts_fs(target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 	case CR_MOUNT_DEVPTS:
-		return cr_mounts_fs(target, "devpts", MS_NOSUID | MS_NOEXEC,
-				"newinstance,ptmxmode=0666,mode=620");
+		return cr_mounts_fresh(op, target);
 	default:
 		return -EINVAL;
 	}
