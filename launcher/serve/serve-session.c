@@ -532,16 +532,16 @@ void serve_answer(struct serve *sv, uint64_t client, struct cr_serve_request *re
 }
 
 /* Pipes for the command's stdio; the command's ends go to the worker and are closed here. */
-static int exec_pipes(struct serve_exec *x, int child[3])
+static int exec_pipes(struct serve *sv, struct serve_exec *x, int child[3])
 {
-	int p[2];
+	int p[2], rd[2], wr[2], r;
 
+	r = serve_pipes_take(sv, rd, wr);
+	if (r < 0)
+		return r;
 	for (int i = 0; i < 2; i++) {
-		if (pipe2(p, O_CLOEXEC) < 0)
-			return negative_errno();
-		x->out[i].fd = p[0];
-		child[i + 1] = p[1];
-		(void)fcntl(p[0], F_SETFL, O_NONBLOCK);
+		x->out[i].fd = rd[i];
+		child[i + 1] = wr[i];
 	}
 	if (!x->stdin_data)
 		return 0; /* the server's /dev/null */
@@ -619,7 +619,7 @@ void serve_exec_start(struct serve *sv, struct serve_exec *x)
 		x->state = SERVE_EXEC_QUEUED;
 		return;
 	}
-	r = exec_pipes(x, child);
+	r = exec_pipes(sv, x, child);
 	if (r >= 0 && !x->stdin_data)
 		child[0] = sv->devnull_fd;
 	if (r >= 0)
