@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <json-c/printbuf.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,6 +158,29 @@ static json_object *report_summary(json_object *full)
 	return cr_audit_summary(full, keep, ELEMENTSOF(keep));
 }
 
+/* json-c serializer of an object frozen by freeze_text(): its text, made once. */
+static int frozen_text(json_object *o, struct printbuf *pb, int level, int flags)
+{
+	const char *text = json_object_get_userdata(o);
+
+	(void)level;
+	(void)flags;
+	return printbuf_memappend(pb, text, (int)strlen(text));
+}
+
+/* The summary goes unchanged into every exec result of the session: serialized here once
+ * rather than at each answer. It is never changed afterwards. Without memory for the copy, it
+ * is serialized each time, as before. */
+static void freeze_text(json_object *o)
+{
+	int flags = JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE;
+	const char *text = json_object_to_json_string_ext(o, flags);
+	char *copy = text ? strdup(text) : NULL;
+
+	if (copy)
+		json_object_set_serializer(o, frozen_text, copy, json_object_free_userdata);
+}
+
 static int session_start(struct serve *sv, struct serve_session *s, char *msg, size_t size)
 {
 	struct cr_setup_error e = {};
@@ -170,6 +194,8 @@ static int session_start(struct serve *sv, struct serve_session *s, char *msg, s
 				       s->id);
 		json_object_put(s->enforced);
 		s->enforced = report_summary(full);
+		if (s->enforced)
+			freeze_text(s->enforced);
 		json_object_put(full);
 	}
 	if (r < 0)
