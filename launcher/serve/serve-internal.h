@@ -186,6 +186,7 @@ enum serve_verdict {
 
 struct serve_output {
 	int fd;
+	int spent_fd; /* fd once at end of file: closed with the exec, after its answer */
 	char *buf;
 	size_t len, cap, limit;
 	bool truncated, eof;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The output pipes of the next exec, made ahead of it: once an exec is answered, the server makes
- * the two pipes (stdout, stderr) that the next one takes, off the request path, which then has
- * four syscalls fewer (two pipe2(), two fcntl()). A spare pair is new and has never been handed
- * to a sandbox: each pipe still serves one exec only. */
+/* The output pipes of the next exec, made ahead of it: in the loop pass after an exec took the
+ * spare pair (its request already sent, its runner under way), the server makes the two pipes
+ * (stdout, stderr) that the next one takes, so that the request path has four syscalls fewer
+ * (two pipe2(), two fcntl()). A spare pair is new and has never been handed to a sandbox: each
+ * pipe still serves one exec only. */
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>

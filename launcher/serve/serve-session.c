@@ -288,6 +288,8 @@ void serve_exec_free(struct serve *sv, struct serve_exec *x)
 	for (int i = 0; i < 2; i++) {
 		if (x->out[i].fd >= 0)
 			(void)close(x->out[i].fd);
+		if (x->out[i].spent_fd >= 0)
+			(void)close(x->out[i].spent_fd);
 		free(x->out[i].buf);
 	}
 	if (x->stdin_fd >= 0)
@@ -391,6 +393,7 @@ static struct serve_exec *exec_new(struct serve_session *s, uint64_t client, jso
 	x->client = client;
 	x->id = json_object_get(id);
 	x->stdin_fd = x->out[0].fd = x->out[1].fd = x->result_fd = -EBADF;
+	x->out[0].spent_fd = x->out[1].spent_fd = -EBADF;
 	return x;
 }
 

@@ -708,7 +708,7 @@ static int loop_once(struct serve *sv)
 
 	clients_account(sv);
 	clients_reap(sv); /* the lines that waited may have ended a client */
-	serve_pipes_refill(sv); /* after the answers of the last pass, before sleeping */
+	serve_pipes_refill(sv); /* the pass after an exec took them: its runner is under way */
 	cap = count_fds(sv);
 	fds = calloc(cap, sizeof(*fds));
 	w = calloc(cap, sizeof(*w));
