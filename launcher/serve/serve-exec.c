@@ -68,8 +68,8 @@ static bool output_read(struct serve_output *o)
 	n = read(o->fd, keep ? o->buf + o->len : dropped, want);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return false;
-	if (n <= 0) {
-		o->fd = (close(o->fd), -EBADF);
+	if (n <= 0) { /* closed with the exec (serve_exec_free()), after the answer */
+		o->spent_fd = TAKE_FD(o->fd);
 		o->eof = true;
 		return false;
 	}

@@ -173,6 +173,8 @@ struct serve {
 	uint64_t next_request; /* for "r-N" */
 	uint64_t execs_total;
 	double start_ms;
+	bool have_spare;  /* the next exec's output pipes, made ahead (serve-pipes.c) */
+	int spare[2][2];  /* with have_spare: [stdout, stderr][read end, write end] */
 };
 
 /* How an exec's decision came out. */
@@ -184,6 +186,7 @@ enum serve_verdict {
 
 struct serve_output {
 	int fd;
+	int spent_fd; /* fd once at end of file: closed with the exec, after its answer */
 	char *buf;
 	size_t len, cap, limit;
 	bool truncated, eof;
@@ -291,6 +294,13 @@ int serve_cold_start(struct serve *sv, struct serve_exec *x, struct cr_policy *p
 void serve_cold_result(struct serve_exec *x);
 /* Kill the helper (and with it its sandbox) if it still runs. */
 void serve_cold_kill(struct serve_exec *x);
+
+/* The output pipes of an exec (serve-pipes.c): stdout's and stderr's read ends (non-blocking)
+ * and write ends, all O_CLOEXEC, taken from the pair made ahead or made now. 0 or -errno. */
+int serve_pipes_take(struct serve *sv, int ret_read[2], int ret_write[2]);
+/* Make the next exec's pair, off the request path (the loop calls it before it sleeps). */
+void serve_pipes_refill(struct serve *sv);
+void serve_pipes_done(struct serve *sv);
 
 /* Append @s (consumed; NULL: -ENOMEM) to the NULL-terminated *@v. */
 int serve_strv_push(char ***v, char *s);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <json-c/printbuf.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,6 +158,29 @@ static json_object *report_summary(json_object *full)
 	return cr_audit_summary(full, keep, ELEMENTSOF(keep));
 }
 
+/* json-c serializer of an object frozen by freeze_text(): its text, made once. */
+static int frozen_text(json_object *o, struct printbuf *pb, int level, int flags)
+{
+	const char *text = json_object_get_userdata(o);
+
+	(void)level;
+	(void)flags;
+	return printbuf_memappend(pb, text, (int)strlen(text));
+}
+
+/* The summary goes unchanged into every exec result of the session: serialized here once
+ * rather than at each answer. It is never changed afterwards. Without memory for the copy, it
+ * is serialized each time, as before. */
+static void freeze_text(json_object *o)
+{
+	int flags = JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE;
+	const char *text = json_object_to_json_string_ext(o, flags);
+	char *copy = text ? strdup(text) : NULL;
+
+	if (copy)
+		json_object_set_serializer(o, frozen_text, copy, json_object_free_userdata);
+}
+
 static int session_start(struct serve *sv, struct serve_session *s, char *msg, size_t size)
 {
 	struct cr_setup_error e = {};
@@ -170,6 +194,8 @@ static int session_start(struct serve *sv, struct serve_session *s, char *msg, s
 				       s->id);
 		json_object_put(s->enforced);
 		s->enforced = report_summary(full);
+		if (s->enforced)
+			freeze_text(s->enforced);
 		json_object_put(full);
 	}
 	if (r < 0)
@@ -262,6 +288,8 @@ void serve_exec_free(struct serve *sv, struct serve_exec *x)
 	for (int i = 0; i < 2; i++) {
 		if (x->out[i].fd >= 0)
 			(void)close(x->out[i].fd);
+		if (x->out[i].spent_fd >= 0)
+			(void)close(x->out[i].spent_fd);
 		free(x->out[i].buf);
 	}
 	if (x->stdin_fd >= 0)
@@ -365,6 +393,7 @@ static struct serve_exec *exec_new(struct serve_session *s, uint64_t client, jso
 	x->client = client;
 	x->id = json_object_get(id);
 	x->stdin_fd = x->out[0].fd = x->out[1].fd = x->result_fd = -EBADF;
+	x->out[0].spent_fd = x->out[1].spent_fd = -EBADF;
 	return x;
 }
 
@@ -532,16 +561,16 @@ void serve_answer(struct serve *sv, uint64_t client, struct cr_serve_request *re
 }
 
 /* Pipes for the command's stdio; the command's ends go to the worker and are closed here. */
-static int exec_pipes(struct serve_exec *x, int child[3])
+static int exec_pipes(struct serve *sv, struct serve_exec *x, int child[3])
 {
-	int p[2];
+	int p[2], rd[2], wr[2], r;
 
+	r = serve_pipes_take(sv, rd, wr);
+	if (r < 0)
+		return r;
 	for (int i = 0; i < 2; i++) {
-		if (pipe2(p, O_CLOEXEC) < 0)
-			return negative_errno();
-		x->out[i].fd = p[0];
-		child[i + 1] = p[1];
-		(void)fcntl(p[0], F_SETFL, O_NONBLOCK);
+		x->out[i].fd = rd[i];
+		child[i + 1] = wr[i];
 	}
 	if (!x->stdin_data)
 		return 0; /* the server's /dev/null */
@@ -619,7 +648,7 @@ void serve_exec_start(struct serve *sv, struct serve_exec *x)
 		x->state = SERVE_EXEC_QUEUED;
 		return;
 	}
-	r = exec_pipes(x, child);
+	r = exec_pipes(sv, x, child);
 	if (r >= 0 && !x->stdin_data)
 		child[0] = sv->devnull_fd;
 	if (r >= 0)

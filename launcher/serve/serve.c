@@ -708,6 +708,7 @@ static int loop_once(struct serve *sv)
 
 	clients_account(sv);
 	clients_reap(sv); /* the lines that waited may have ended a client */
+	serve_pipes_refill(sv); /* the pass after an exec took them: its runner is under way */
 	cap = count_fds(sv);
 	fds = calloc(cap, sizeof(*fds));
 	w = calloc(cap, sizeof(*w));
@@ -790,6 +791,7 @@ static void flush_clients(struct serve *sv)
 static void teardown(struct serve *sv)
 {
 	serve_shutdown(sv);
+	serve_pipes_done(sv);
 	while (sv->clients) {
 		struct serve_client *c = sv->clients;
 

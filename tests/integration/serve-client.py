@@ -297,6 +297,36 @@ def scenario_timeout(corral):
     s.stop()
 
 
+def scenario_leftover(corral):
+    """A command that ends at once but leaves detached processes behind (setsid, a double fork,
+    SIGTERM and SIGHUP ignored, stdio on /dev/null so that its pipes end with it), which wait to
+    overwrite, or keep overwriting, a file the next exec of the session writes and reads back.
+    Nothing a command started may outlive its answer: the next exec sees its own file, and no
+    process of the first is alive on the host when the answer comes. The positive control is the
+    same writer inside one command that waits for it."""
+    s = Server(corral)
+    pid1 = s.open("lo")["pid"]
+    bg = ("( setsid sh -c 'trap \"\" TERM HUP; %s' </dev/null >/dev/null 2>&1 & ) ; exit 0")
+    r = s.sh("lo", bg % "sleep 0.4; echo tampered > /tmp/lo-late")
+    left = [(p, comm(p)) for p in descendants(pid1) if comm(p) in ("sh", "setsid", "sleep")
+            and alive(p)]
+    check("a command that leaves a delayed writer is answered, and no process of it is alive "
+          "then (host /proc)", r.get("exit_code") == 0 and not left, "%s %s" % (r, left))
+    r = s.sh("lo", "echo clean > /tmp/lo-late; sleep 1; cat /tmp/lo-late")
+    check("the next exec's file is not overwritten by what the last one left",
+          r.get("stdout") == "clean\n", str(r))
+    r = s.sh("lo", bg % "while :; do echo tampered > /tmp/lo-loop; done")
+    r = s.sh("lo", "echo clean > /tmp/lo-loop; sleep 0.5; cat /tmp/lo-loop; ls /proc | grep -c '^[0-9]'")
+    check("... nor by a writer left looping, and the next exec sees only its own processes",
+          r.get("stdout", "").split("\n")[0] == "clean" and
+          int((r.get("stdout", "").split("\n") + ["", ""])[1] or 99) <= 4, str(r))
+    r = s.sh("lo", "( sleep 0.4; echo tampered > /tmp/lo-ctl ) </dev/null >/dev/null 2>&1 & "
+             "echo clean > /tmp/lo-ctl; sleep 1.2; cat /tmp/lo-ctl")
+    check("positive control: the same writer inside one command that waits does overwrite",
+          r.get("stdout") == "tampered\n", str(r))
+    s.stop()
+
+
 def scenario_crash(corral):
     s = Server(corral)
     pid1 = s.open("cr")["pid"]

@@ -86,6 +86,7 @@ for mode in $MODES; do
 	scenario "$mode" procs
 	scenario "$mode" caps
 	scenario "$mode" timeout
+	scenario "$mode" leftover
 	scenario "$mode" crash
 	scenario "$mode" sigkill
 	scenario "$mode" cold
