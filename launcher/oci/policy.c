@@ -5,11 +5,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cgroup/place.h"
@@ -133,10 +135,86 @@ static int add_mount(struct cr_policy *p, const struct cr_oci_mount *m, size_t i
 		    i, t);
 }
 
-/* maskedPaths: a directory gets an empty read-only tmpfs, a file /dev/null; what the host does
- * not have (they are /proc and /sys paths, the same there) is skipped. readonlyPaths: remounted
- * read-only. */
-static int add_masks(struct cr_policy *p, const struct cr_oci_config *c)
+/* Is @path @dir or under it (whole components)? The rest, "" or from its '/', in *@rest. */
+static bool under(const char *path, const char *dir, const char **rest)
+{
+	size_t n = strcmp(dir, "/") == 0 ? 0 : strlen(dir);
+
+	if (strncmp(path, dir, n) != 0 || (path[n] && path[n] != '/'))
+		return false;
+	*rest = path + n;
+	return true;
+}
+
+/* Where the policy can look at what a maskedPaths or readonlyPaths entry will be in the
+ * container, to tell a directory from a file: under the last of mounts[] that covers it (a
+ * bind's source, the host's /proc and /sys for a procfs and sysfs, which show the same), else
+ * in the rootfs. *@ret_base is that host directory, *@ret_rest the path below it. 0, or -ENOENT
+ * when it is under a fresh file system (nothing there to mask). */
+static int container_path(const struct cr_oci_config *c, const char *root, const char *bundle,
+			  const char *path, char **ret_base, const char **ret_rest)
+{
+	for (size_t i = c->n_mounts; i-- > 0;) {
+		const struct cr_oci_mount *m = &c->mounts[i];
+		const char *t = m->type ? m->type : "";
+
+		if (!under(path, m->destination, ret_rest))
+			continue;
+		if (strcmp(t, "proc") == 0 || strcmp(t, "sysfs") == 0)
+			return (*ret_base = strdup(t[0] == 'p' ? "/proc" : "/sys")) ? 0 : -ENOMEM;
+		if (strcmp(t, "cgroup") == 0 || strcmp(t, "cgroup2") == 0)
+			return (*ret_base = strdup("/sys/fs/cgroup")) ? 0 : -ENOMEM;
+		if (!m->source || (strcmp(t, "bind") != 0 && !has_option(m, "bind") &&
+				   !has_option(m, "rbind")))
+			return -ENOENT;
+		return bundle_path(bundle, m->source, ret_base);
+	}
+	*ret_rest = path;
+	return (*ret_base = strdup(root)) ? 0 : -ENOMEM;
+}
+
+/* stat() of what @path will be in the container: 0, or -errno (-ENOENT: not there). Resolved
+ * as the driver will, inside its base: a symlink in the image never leads the look out to the
+ * host's files. */
+static int container_stat(const struct cr_oci_config *c, const char *root, const char *bundle,
+			  const char *path, struct stat *st)
+{
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+	_cleanup_close_ int base_fd = -EBADF, fd = -EBADF;
+	_cleanup_free_ char *base = NULL;
+	const char *rest;
+	int r = container_path(c, root, bundle, path, &base, &rest);
+
+	if (r < 0)
+		return r;
+	base_fd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (base_fd < 0)
+		return negative_errno();
+	fd = (int)syscall(SYS_openat2, base_fd, rest[0] ? rest : ".", &how, sizeof(how));
+	if (fd < 0)
+		return negative_errno();
+	return fstat(fd, st) < 0 ? negative_errno() : 0;
+}
+
+/* Is maskedPaths[@i] under an earlier entry? That one is an empty read-only tmpfs already,
+ * where nothing can be made (or a file, which has nothing under it). */
+static bool masked_before(const struct cr_oci_config *c, size_t i)
+{
+	const char *rest;
+
+	for (size_t k = 0; k < i; k++)
+		if (under(c->masked_paths.v[i], c->masked_paths.v[k], &rest) && rest[0])
+			return true;
+	return false;
+}
+
+/* maskedPaths: a directory gets an empty read-only tmpfs, anything else /dev/null; a path the
+ * container will not have is skipped. readonlyPaths: remounted read-only. Each is looked at
+ * where the container will see it (container_path()): the rootfs's own /masked-dir as much as
+ * /proc/kcore. */
+static int add_masks(struct cr_policy *p, const struct cr_oci_config *c, const char *root,
+		     const char *bundle)
 {
 	int r = 0;
 
@@ -144,8 +222,13 @@ static int add_masks(struct cr_policy *p, const struct cr_oci_config *c)
 		const char *m = c->masked_paths.v[i];
 		struct stat st;
 
-		if (stat(m, &st) < 0)
+		if (masked_before(c, i))
+			continue; /* under a directory already masked: hidden with it */
+		r = container_stat(c, root, bundle, m, &st);
+		if (r < 0) {
+			r = r == -ENOMEM ? r : 0;
 			continue;
+		}
 		if (S_ISDIR(st.st_mode)) {
 			struct cr_fs_op *op;
 
@@ -159,8 +242,11 @@ static int add_masks(struct cr_policy *p, const struct cr_oci_config *c)
 	for (size_t i = 0; r >= 0 && i < c->readonly_paths.n; i++) {
 		struct stat st;
 
-		if (stat(c->readonly_paths.v[i], &st) == 0)
+		r = container_stat(c, root, bundle, c->readonly_paths.v[i], &st);
+		if (r >= 0)
 			r = add(p, CR_FS_REMOUNT_RO, 0, NULL, c->readonly_paths.v[i], NULL);
+		else if (r != -ENOMEM)
+			r = 0;
 	}
 	return r;
 }
@@ -179,7 +265,7 @@ static int add_filesystem(struct cr_policy *p, const struct cr_oci_config *c, co
 	r = r ?: add(p, CR_FS_BIND, 0, root, "/", NULL);
 	for (size_t i = 0; r >= 0 && i < c->n_mounts; i++)
 		r = add_mount(p, &c->mounts[i], i, bundle, &sys_done, err, size);
-	r = r ?: add_masks(p, c);
+	r = r ?: add_masks(p, c, root, bundle);
 	if (r >= 0 && c->root_readonly)
 		r = add(p, CR_FS_REMOUNT_RO, 0, NULL, "/", NULL);
 	return r;
