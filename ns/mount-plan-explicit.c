@@ -198,6 +198,9 @@ static int add_one(struct cr_mount_plan *plan, const struct cr_fs_op *f, bool ca
 		return add_data(plan, f);
 	case CR_FS_OVERLAY:
 		return add_overlay(plan, f);
+	case CR_FS_PROPAGATION:
+		return cr_mount_plan_add(plan, CR_MOUNT_PROPAGATION, CR_MNT_EXPLICIT, mode, NULL,
+					 f->dst);
 	default:
 		return -EOPNOTSUPP;
 	}

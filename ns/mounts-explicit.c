@@ -251,6 +251,19 @@ static int remount_ro(int target)
 	return cr_mounts_attach_clone(target, target, MOUNT_ATTR_RDONLY, false);
 }
 
+/* The mount at @target (and, with MS_REC, those under it) gets propagation @mode. Every mount
+ * of the sandbox's namespace was made private first (stage_mount_ns()): a shared one is a peer
+ * group of its own, a slave one has no master, and none propagates to or from the host. */
+static int propagation(int target, unsigned mode)
+{
+	struct mount_attr attr = { .propagation = mode & ~(unsigned)MS_REC };
+
+	if (mount_setattr(target, "", AT_EMPTY_PATH | (mode & MS_REC ? AT_RECURSIVE : 0), &attr,
+			  sizeof(attr)) < 0)
+		return negative_errno();
+	return 0;
+}
+
 static bool is_dir_fd(int fd)
 {
 	struct stat st;
@@ -302,6 +315,8 @@ static int mount_one(const struct cr_mount_op *op, int target)
 		return bind_data(op, target);
 	case CR_MOUNT_OVERLAY_SRC:
 		return 0; /* its overlay, before it, used it */
+	case CR_MOUNT_PROPAGATION:
+		return propagation(target, op->mode);
 	default:
 		return -EINVAL;
 	}
@@ -414,7 +429,7 @@ static int overlay(struct cr_child_ctx *ctx, const struct cr_mount_op *op, int t
 static bool creates(const struct cr_mount_op *op)
 {
 	return op->kind != CR_MOUNT_RDONLY && op->kind != CR_MOUNT_REMOUNT_RO &&
-	       op->kind != CR_MOUNT_CHMOD;
+	       op->kind != CR_MOUNT_CHMOD && op->kind != CR_MOUNT_PROPAGATION;
 }
 
 /* The tmpfs the last operation mounted, while no other operation has come since but those that

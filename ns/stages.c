@@ -173,7 +173,17 @@ static int stage_pivot(struct cr_child_ctx *ctx)
 
 static int stage_remount_ro(struct cr_child_ctx *ctx)
 {
-	/* An explicit filesystem is as its operations left it (--remount-ro is one). */
+	unsigned long prop = ctx->policy->ex.root_propagation;
+	struct mount_attr attr = { .propagation = prop & ~(unsigned long)MS_REC };
+
+	/* An explicit filesystem is as its operations left it (--remount-ro is one), but for the
+	 * root's propagation, which pivot_root() needs not shared until it is done. Private
+	 * before (stage_mount_ns()): shared makes a peer group of the sandbox's own. */
+	if (ctx->policy->ex.on && prop &&
+	    mount_setattr(AT_FDCWD, "/", prop & MS_REC ? AT_RECURSIVE : 0, &attr, sizeof(attr)) < 0) {
+		(void)snprintf(ctx->detail, sizeof(ctx->detail), "the root's propagation");
+		return negative_errno();
+	}
 	if (ctx->policy->ex.on)
 		return 0;
 	return cr_mounts_seal(ctx);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 
 #include "bundle-internal.h"
 
@@ -341,6 +342,23 @@ static int parse_seccomp(struct oci_ctx *x, json_object *lx, struct cr_oci_secco
 
 /* --- linux ------------------------------------------------------------------------------------ */
 
+unsigned long cr_oci_propagation(const char *name)
+{
+	static const struct {
+		const char *name;
+		unsigned long flags;
+	} modes[] = {
+		{ "shared", MS_SHARED },     { "slave", MS_SLAVE },
+		{ "private", MS_PRIVATE },   { "unbindable", MS_UNBINDABLE },
+	};
+	bool rec = name[0] == 'r';
+
+	for (size_t i = 0; i < ELEMENTSOF(modes); i++)
+		if (strcmp(name + rec, modes[i].name) == 0)
+			return modes[i].flags | (rec ? MS_REC : 0);
+	return 0;
+}
+
 int oci_parse_linux(struct oci_ctx *x, json_object *lx, struct cr_oci_config *c)
 {
 	static const char *const known[] = { "namespaces", "uidMappings", "gidMappings",
@@ -363,12 +381,10 @@ int oci_parse_linux(struct oci_ctx *x, json_object *lx, struct cr_oci_config *c)
 	r = r ?: oci_get_strv(x, lx, "linux", "readonlyPaths", true, &c->readonly_paths);
 	r = r ?: oci_get_map(x, lx, "linux", "sysctl", &c->sysctl);
 	r = r ?: oci_get_string(x, lx, "linux", "rootfsPropagation", &c->rootfs_propagation);
-	/* the sandbox's mounts are private to it: a propagation back to the host is refused */
 	if (r == 0 && c->rootfs_propagation && c->rootfs_propagation[0] &&
-	    strcmp(c->rootfs_propagation, "private") != 0 &&
-	    strcmp(c->rootfs_propagation, "rprivate") != 0)
+	    !cr_oci_propagation(c->rootfs_propagation))
 		return oci_fail(x, "linux.rootfsPropagation",
-				"'%s' is not supported by corral (private or rprivate only)",
+				"'%s' is not a propagation mode ([r]shared, [r]slave, [r]private, [r]unbindable)",
 				c->rootfs_propagation);
 	return r;
 }

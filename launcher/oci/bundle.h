@@ -210,6 +210,9 @@ void cr_oci_config_done(struct cr_oci_config *c);
 
 /* Names, for errors, `corral oci features` and the unit tests. NULL when out of range. */
 const char *cr_oci_ns_type_name(enum cr_oci_ns_type t);
+/* A propagation mode's MS_* flags (MS_SHARED, MS_SLAVE, MS_PRIVATE or MS_UNBINDABLE, with
+ * MS_REC for the r- forms: "rshared"), or 0 when @name is none. */
+unsigned long cr_oci_propagation(const char *name);
 const char *cr_oci_hook_name(enum cr_oci_hook_kind k);
 /* The capability names this parser knows ("CAP_CHOWN" ...), by number, NULL-terminated. */
 extern const char *const cr_oci_cap_names[];

@@ -19,7 +19,7 @@
 static const char *const mount_options[] = {
 	"bind", "rbind", "ro", "rw", "nosuid", "suid", "nodev", "dev", "noexec", "exec",
 	"relatime", "norelatime", "noatime", "atime", "strictatime", "nostrictatime", "private",
-	"rprivate", NULL,
+	"rprivate", "shared", "rshared", "slave", "rslave", "unbindable", "runbindable", NULL,
 };
 static const char *const sc_actions[] = {
 	"SCMP_ACT_ALLOW", "SCMP_ACT_ERRNO", "SCMP_ACT_KILL", "SCMP_ACT_KILL_PROCESS",

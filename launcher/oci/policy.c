@@ -90,7 +90,7 @@ static int bundle_path(const char *bundle, const char *path, char **ret)
 }
 
 /* One entry of mounts[]. *@dev_done: /dev was made whole (its devpts comes with it). */
-static int add_mount(struct cr_policy *p, const struct cr_oci_mount *m, size_t i,
+static int add_mount_op(struct cr_policy *p, const struct cr_oci_mount *m, size_t i,
 		     const char *bundle, bool *sys_done, char *err, size_t size)
 {
 	const char *t = m->type ? m->type : "";
@@ -209,6 +209,32 @@ static bool masked_before(const struct cr_oci_config *c, size_t i)
 	return false;
 }
 
+/* A mount's propagation options ("shared", "rslave"...), each in order once it is made. */
+static int add_propagation(struct cr_policy *p, const struct cr_oci_mount *m)
+{
+	int r = 0;
+
+	for (size_t k = 0; r >= 0 && k < m->options.n; k++) {
+		unsigned long flags = cr_oci_propagation(m->options.v[k]);
+		struct cr_fs_op *op;
+
+		if (!flags)
+			continue;
+		r = add(p, CR_FS_PROPAGATION, 0, NULL, m->destination, &op);
+		if (r >= 0)
+			op->mode = (uint32_t)flags;
+	}
+	return r;
+}
+
+static int add_mount(struct cr_policy *p, const struct cr_oci_mount *m, size_t i,
+		     const char *bundle, bool *sys_done, char *err, size_t size)
+{
+	int r = add_mount_op(p, m, i, bundle, sys_done, err, size);
+
+	return r ?: add_propagation(p, m);
+}
+
 /* maskedPaths: a directory gets an empty read-only tmpfs, anything else /dev/null; a path the
  * container will not have is skipped. readonlyPaths: remounted read-only. Each is looked at
  * where the container will see it (container_path()): the rootfs's own /masked-dir as much as
@@ -268,6 +294,9 @@ static int add_filesystem(struct cr_policy *p, const struct cr_oci_config *c, co
 	r = r ?: add_masks(p, c, root, bundle);
 	if (r >= 0 && c->root_readonly)
 		r = add(p, CR_FS_REMOUNT_RO, 0, NULL, "/", NULL);
+	/* set by the driver once the root is / (pivot_root() refuses a shared one) */
+	if (c->rootfs_propagation && c->rootfs_propagation[0])
+		p->ex.root_propagation = cr_oci_propagation(c->rootfs_propagation);
 	return r;
 }
 

@@ -22,6 +22,8 @@ enum cr_fs_op_kind {
 	CR_FS_MQUEUE,	  /* an mqueue file system at dst */
 	CR_FS_FILE,	  /* a file at dst with fd's contents: mode; flags BOUND: bind it; RO */
 	CR_FS_OVERLAY,	  /* overlayfs at dst: lowers (src, ':'-joined) and upper/work or tmp */
+	CR_FS_PROPAGATION, /* the mount at dst gets propagation mode: MS_SHARED, MS_SLAVE,
+			    * MS_PRIVATE or MS_UNBINDABLE, with MS_REC for those under it */
 	_CR_FS_OP_KIND_MAX,
 	_CR_FS_OP_KIND_INVALID = -1,
 };

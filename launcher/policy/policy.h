@@ -135,6 +135,10 @@ struct cr_explicit {
 			       * sandbox is made in (setns to join_fds[bit's index]) rather than
 			       * made new or shared with the caller: a pod's (0: none) */
 	int join_fds[6];
+	unsigned long root_propagation; /* the new root's, set once it is /: MS_SHARED, MS_SLAVE,
+					 * MS_PRIVATE or MS_UNBINDABLE, MS_REC for those under
+					 * it; 0: private, as every mount of the sandbox is made
+					 * (stage_mount_ns()) */
 	char **lock_files;    /* paths inside the sandbox its init holds a read lock on while it
 			       * lives, NULL-terminated; NULL: none */
 };

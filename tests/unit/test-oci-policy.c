@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 
 #include <cmocka.h>
 
@@ -166,9 +167,50 @@ static void test_refused(void **state)
 	}
 }
 
+/* Propagation: the names runtimes take, and where each lands in the policy. */
+static void test_propagation(void **state)
+{
+	struct cr_oci_config c;
+	struct cr_policy p;
+	char err[512] = "";
+	size_t n = 0;
+	int r;
+
+	assert_int_equal(cr_oci_propagation("shared"), MS_SHARED);
+	assert_int_equal(cr_oci_propagation("rshared"), MS_SHARED | MS_REC);
+	assert_int_equal(cr_oci_propagation("rslave"), MS_SLAVE | MS_REC);
+	assert_int_equal(cr_oci_propagation("private"), MS_PRIVATE);
+	assert_int_equal(cr_oci_propagation("runbindable"), MS_UNBINDABLE | MS_REC);
+	assert_int_equal(cr_oci_propagation("rr"), 0);
+	assert_int_equal(cr_oci_propagation("r"), 0);
+	assert_int_equal(cr_oci_propagation(""), 0);
+	assert_int_equal(cr_oci_propagation("Shared"), 0);
+	/* a mount's option: its own operation after the mount, at its destination */
+	r = build(FIX("runc-spec.json"), "\"options\": [\n\t\t\t\t\"nosuid\",\n\t\t\t\t\"noexec\",\n\t\t\t\t\"nodev\",\n\t\t\t\t\"ro\"",
+		  "\"options\": [\"rslave\", \"ro\"", 0, &c, &p, err, sizeof(err));
+	assert_int_equal(r, 0);
+	for (size_t i = 0; i < p.n_fs_ops; i++)
+		if (p.fs_ops[i].kind == CR_FS_PROPAGATION) {
+			assert_string_equal(p.fs_ops[i].dst, "/sys");
+			assert_int_equal(p.fs_ops[i].mode, MS_SLAVE | MS_REC);
+			assert_string_equal(p.fs_ops[i - 1].dst, "/sys");
+			n++;
+		}
+	assert_int_equal(n, 1);
+	assert_int_equal(p.ex.root_propagation, 0);
+	done(&c, &p);
+	/* rootfsPropagation: for the driver to set once the root is / */
+	r = build(FIX("runc-spec.json"), "\"linux\": {", "\"linux\": {\"rootfsPropagation\": \"shared\",",
+		  0, &c, &p, err, sizeof(err));
+	assert_int_equal(r, 0);
+	assert_int_equal(p.ex.root_propagation, MS_SHARED);
+	done(&c, &p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_propagation),
 		cmocka_unit_test(test_runc_spec),
 		cmocka_unit_test(test_rootless),
 		cmocka_unit_test(test_refused),

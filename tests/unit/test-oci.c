@@ -280,8 +280,8 @@ static void test_unsupported_fields(void **state)
 		"hooks.prestart[0].unknown: not supported");
 	refused("{" MIN "," PROC ",\"hooks\":{\"onReboot\":[{\"path\":\"/bin/true\"}]}}",
 		"hooks.onReboot: not supported");
-	refused("{" MIN "," PROC ",\"linux\":{\"rootfsPropagation\":\"shared\"}}",
-		"linux.rootfsPropagation: 'shared' is not supported");
+	refused("{" MIN "," PROC ",\"linux\":{\"rootfsPropagation\":\"rshare\"}}",
+		"linux.rootfsPropagation: 'rshare' is not a propagation mode");
 	refused("{" MIN "," PROC ",\"linux\":{\"seccomp\":{\"defaultAction\":\"SCMP_ACT_NOTIFY\"}}}",
 		"linux.seccomp.defaultAction: SCMP_ACT_NOTIFY is not supported");
 }
