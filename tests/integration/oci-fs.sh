@@ -1,0 +1,162 @@
+#!/bin/bash
+# oci-fs: what `corral oci` makes of a bundle's filesystem beyond mounts[] (docs/oci.md, "Running
+# a container"): maskedPaths and readonlyPaths of the image's own files, mount propagation
+# options and linux.rootfsPropagation. Attacked as a config writer would: secrets the image
+# ships hidden by maskedPaths read anyway, a read-only path written, a shared propagation used to
+# push the runtime's mounts out to a host directory that is shared on the host; each beside a
+# positive control in the same container. As root and as the unprivileged user.
+# shellcheck disable=SC2016 # the conditions of is are single-quoted, evaluated there
+# shellcheck source=tests/integration/lib.sh
+source "$CR_TESTS_DIR/integration/lib.sh"
+
+HOST_PIDS=()
+BOX_ROOTS=()
+HOST_MOUNTS=()
+ocifs_cleanup() {
+	local p r id
+	for r in "${BOX_ROOTS[@]}"; do
+		for id in "$r"/*/; do
+			[ -d "$id" ] && "$CORRAL" oci --root "$r" delete --force "$(basename "$id")" 2>/dev/null
+		done
+	done
+	for p in "${HOST_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	for p in "${HOST_MOUNTS[@]}"; do umount -R "$p" 2>/dev/null; done
+}
+CR_CLEANUP_HOOK="${CR_CLEANUP_HOOK:+$CR_CLEANUP_HOOK; }ocifs_cleanup"
+
+# own MODE PATH...: new 0700 directories of MODE's uid.
+own() {
+	local m=$1
+	shift
+	mkdir -m 0700 "$@" && chown "$(as "$m" id -u):$(as "$m" id -g)" "$@"
+}
+
+# make_rootfs DIR: a busybox-static root (the applets as symlinks), readable by everyone.
+make_rootfs() {
+	local d=$1 a
+	mkdir -p "$d"/{bin,etc,proc,sys,dev,tmp,root,mnt}
+	cp /bin/busybox "$d/bin/"
+	for a in sh echo cat ls sleep true touch grep head; do
+		ln -sf busybox "$d/bin/$a"
+	done
+	chmod -R a+rX "$d"
+}
+
+# make_bundle MODE DIR ROOTFS SCRIPT [PY]: DIR/config.json running `sh -c SCRIPT` in ROOTFS (a
+# writable root), shaped as oci.sh's (runc spec's mounts); in user mode in a user namespace
+# mapped to MODE's uid. PY: a python statement changing the config c.
+make_bundle() {
+	mkdir -p "$2"
+	python3 - "$(as "$1" id -u)" "$(as "$1" id -g)" "$@" <<'EOF'
+import json, os, sys
+uid, gid, mode, d, rootfs, script = sys.argv[1:7]
+caps = ["CAP_KILL", "CAP_SYS_ADMIN", "CAP_DAC_OVERRIDE"]
+ns = [{"type": t} for t in ("pid", "network", "ipc", "uts", "mount")]
+c = {"ociVersion": "1.0.2", "root": {"path": rootfs, "readonly": False},
+     "process": {"user": {"uid": 0, "gid": 0}, "args": ["sh", "-c", script], "env": ["PATH=/bin"],
+                 "cwd": "/", "capabilities": {k: caps for k in ("bounding", "effective", "permitted")}},
+     "mounts": [{"destination": "/proc", "type": "proc", "source": "proc"},
+                {"destination": "/dev", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid", "mode=755"]},
+                {"destination": "/tmp", "type": "tmpfs", "source": "tmpfs", "options": ["mode=1777"]}],
+     "linux": {"namespaces": ns}}
+if mode == "user":
+    ns.append({"type": "user"})
+    for k, ids in (("uidMappings", uid), ("gidMappings", gid)):
+        c["linux"][k] = [{"containerID": 0, "hostID": int(ids), "size": 1}]
+if len(sys.argv) > 7:
+    exec(sys.argv[7])
+json.dump(c, open(os.path.join(d, "config.json"), "w"), indent=1)
+EOF
+	chmod -R a+rX "$2"
+}
+
+# run_box MODE ROOT BUNDLE ID: create ID as an engine does (oci-reaper.py takes the exit status
+# of the pid create writes); sets BOX_RES, BOX_OUT. ID's process waits until start_box.
+run_box() {
+	local m=$1 root=$2 b=$3 id=$4
+	local d=$CR_TMP/box-$m
+	[ -d "$d" ] || own "$m" "$d"
+	BOX_RES=$d/res-$id BOX_OUT=$d/out-$id
+	(cd "$b" && as "$m" python3 "$CR_TESTS_DIR/integration/oci-reaper.py" "$d/pid-$id" "$BOX_RES" -- \
+		"$CORRAL" oci --root "$root" create --bundle . --pid-file "$d/pid-$id" "$id" \
+		>"$BOX_OUT" 2>&1 </dev/null) &
+	HOST_PIDS+=($!)
+	wait_for test -s "$d/pid-$id" -o -e "$BOX_RES"
+}
+
+# box MODE ROOT BUNDLE ID: run ID to its end; OUT is what it printed, RC how it ended.
+box() {
+	run_box "$@"
+	[ -e "$BOX_RES" ] || as "$1" "$CORRAL" oci --root "$2" start "$4"
+	wait_for test -e "$BOX_RES"
+	OUT=$(cat "$BOX_OUT") RC=$(cat "$BOX_RES" 2>/dev/null) ERR=
+	as "$1" "$CORRAL" oci --root "$2" delete --force "$4" >/dev/null 2>&1
+}
+
+for m in $MODES; do
+	uid=$(as "$m" id -u)
+	broot=$CR_TMP/root-$m
+	own "$m" "$broot"
+	BOX_ROOTS+=("$broot")
+	bb=$CR_TMP/bb-$m
+	mkdir -p "$bb"
+
+	# --- maskedPaths: the image's own secrets --------------------------------------------------
+	# The image ships them; a path only the image has (none of it on the host) was skipped.
+	rootfs=$CR_TMP/rootfs-mask-$m
+	make_rootfs "$rootfs"
+	mkdir -p "$rootfs/secret-dir/sub" "$rootfs/ro-dir" "$rootfs/rw-dir"
+	echo SECRET-FILE >"$rootfs/secret-file"
+	echo SECRET-IN-DIR >"$rootfs/secret-dir/f"
+	echo SECRET-IN-SUB >"$rootfs/secret-dir/sub/f"
+	echo PUBLIC >"$rootfs/public-file"
+	chmod -R a+rX "$rootfs"
+	chown "$uid" "$rootfs/ro-dir" "$rootfs/rw-dir"
+	make_bundle "$m" "$bb/mask" "$rootfs" 'cat /secret-file /secret-dir/f /secret-dir/sub/f 2>/dev/null; ls /secret-dir 2>/dev/null; cat /public-file' \
+		'c["linux"]["maskedPaths"] = ["/secret-dir", "/secret-file", "/secret-dir/sub", "/secret-dir/f", "/proc/kcore"]'
+	box "$m" "$broot" "$bb/mask" mask
+	is "$m: maskedPaths hide the image's own files and directories (and one under a masked one): nothing of them is read; the image's other file is (positive control)" \
+		'[ "$RC" = "exited 0" ] && [[ $OUT != *SECRET* ]] && [ "$OUT" = PUBLIC ]'
+
+	# --- readonlyPaths: the image's own directory ---------------------------------------------
+	make_bundle "$m" "$bb/ro" "$rootfs" '{ echo x >/ro-dir/f; } 2>/dev/null && echo WROTE-RO; echo x >/rw-dir/f && echo wrote-rw' \
+		'c["linux"]["readonlyPaths"] = ["/ro-dir"]'
+	box "$m" "$broot" "$bb/ro" ro
+	is "$m: a readonlyPaths directory of the image cannot be written; its writable sibling can (positive control)" \
+		'[ "$RC" = "exited 0" ] && [ "$OUT" = wrote-rw ] && [ ! -e "$rootfs/ro-dir/f" ]'
+
+	# --- propagation: the container's mounts never reach the host ------------------------------
+	# A host directory that is shared on the host (its own peer group), bound rshared into a
+	# container with a shared root and a tmpfs mounted under it by the runtime: were the bind
+	# the host's peer, that tmpfs would show on the host.
+	if [ "$(id -u)" -eq 0 ]; then
+		hp=$CR_TMP/shared-$m
+		mkdir -p "$hp/evil" "$rootfs/mnt/h"
+		mount --bind "$hp" "$hp" && HOST_MOUNTS+=("$hp") && mount --make-shared "$hp"
+		chmod 0755 "$hp"
+		make_bundle "$m" "$bb/prop" "$rootfs" 'grep -E " / | /mnt/h | /mnt/h/evil " /proc/self/mountinfo; sleep 2' \
+			'c["mounts"] += [{"destination": "/mnt/h", "source": "'"$hp"'", "options": ["rbind", "rshared"]}, {"destination": "/mnt/h/evil", "type": "tmpfs", "source": "tmpfs"}]; c["linux"]["rootfsPropagation"] = "shared"'
+		run_box "$m" "$broot" "$bb/prop" prop
+		as "$m" "$CORRAL" oci --root "$broot" start prop
+		wait_for grep -q /mnt/h/evil "$BOX_OUT"
+		host=$(grep -c "$hp/evil" /proc/self/mountinfo)
+		wait_for test -e "$BOX_RES"
+		OUT="host: $host; $(cat "$BOX_OUT")" RC=$(cat "$BOX_RES" 2>/dev/null)
+		as "$m" "$CORRAL" oci --root "$broot" delete --force prop >/dev/null 2>&1
+		is "$m: an rshared bind of a host directory shared on the host, in a shared root, with a tmpfs mounted under it: the tmpfs never shows on the host; in the container the root and the bind are shared (peer groups of its own) and the tmpfs is there (positive control)" \
+			'[ "$RC" = "exited 0" ] && [ "$host" = 0 ] && grep -Eq "^[0-9]+ [0-9]+ [^ ]+ [^ ]+ / [^ ]+ shared:[0-9]+" "$BOX_OUT" && grep -Eq " /mnt/h [^ ]+ shared:[0-9]+" "$BOX_OUT" && grep -q " /mnt/h/evil " "$BOX_OUT" && [ "$(grep -o "shared:[0-9]*" "$BOX_OUT" | sort -u | grep -cxFf <(grep "$hp" /proc/self/mountinfo | grep -o "shared:[0-9]*"))" = 0 ]'
+		umount "$hp" && HOST_MOUNTS=()
+	fi
+	for mode in slave unbindable rprivate; do
+		make_bundle "$m" "$bb/rp" "$rootfs" 'grep -E "^[0-9]+ [0-9]+ [^ ]+ [^ ]+ / " /proc/self/mountinfo' \
+			'c["linux"]["rootfsPropagation"] = "'$mode'"'
+		box "$m" "$broot" "$bb/rp" "rp-$mode"
+		is "$m: rootfsPropagation $mode is taken (the root slave of nothing: private; unbindable shown so)" \
+			'[ "$RC" = "exited 0" ] && case '$mode' in unbindable) [[ $OUT == *" unbindable "* ]] ;; *) [[ $OUT != *shared:* && $OUT != *master:* ]] ;; esac'
+	done
+	make_bundle "$m" "$bb/bad" "$rootfs" true 'c["linux"]["rootfsPropagation"] = "rshare"'
+	box "$m" "$broot" "$bb/bad" bad
+	is "$m: an unknown rootfsPropagation is refused, named" \
+		'[ "$RC" = "create 1" ] && [[ $OUT == *"linux.rootfsPropagation: '"'"'rshare'"'"' is not a propagation mode"* ]]'
+	diag "$m: uid $uid"
+done
