@@ -167,7 +167,7 @@ static _Noreturn void exit_like(const struct cr_outcome *out)
  * the container's process, whose namespaces a hook joins); then hooks.json for start and delete. */
 static int run_create_hooks(const struct monitor *m, pid_t init, char *why, size_t size)
 {
-	_cleanup_(oci_json_putp) json_object *st = state_doc(m, "creating", init), *doc = NULL;
+	_cleanup_(oci_json_putp) json_object *st = state_doc(m, "created", init), *doc = NULL;
 	const char *text;
 	int r;
 
