@@ -17,6 +17,7 @@
 #include "cgroup/place.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/parse-util.h"
+#include "idmaps.h"
 #include "policy.h"
 #include "seccomp-spec.h"
 #include "sysctl.h"
@@ -378,19 +379,6 @@ static int add_namespaces(struct cr_policy *p, const struct cr_oci_config *c, ch
 	return 0;
 }
 
-/* uidMappings/gidMappings: the engine maps one id, the process's, to the caller's own. */
-static int check_mapping(const struct cr_oci_idmap *m, size_t n, uint32_t inside,
-			 uint32_t outside, const char *field, char *err, size_t size)
-{
-	if (n == 0)
-		return 0;
-	if (n == 1 && m[0].size >= 1 && m[0].host_id == outside && m[0].container_id == inside)
-		return 0;
-	return fail(err, size, -EOPNOTSUPP,
-		    "linux.%s: corral maps one id yet, the process's (%u) to the caller's (%u)",
-		    field, inside, outside);
-}
-
 static int add_ids(struct cr_policy *p, const struct cr_oci_config *c,
 		   const struct cr_oci_caller *caller, char *err, size_t size)
 {
@@ -410,10 +398,11 @@ static int add_ids(struct cr_policy *p, const struct cr_oci_config *c,
 			    "process.user: without a user namespace corral runs the process as the caller (%u:%u) yet",
 			    caller->uid, caller->gid);
 	if (userns) {
-		r = check_mapping(c->uid_mappings, c->n_uid_mappings, pr->uid, caller->uid,
-				  "uidMappings", err, size);
-		r = r ?: check_mapping(c->gid_mappings, c->n_gid_mappings, pr->gid, caller->gid,
-				       "gidMappings", err, size);
+		r = cr_oci_idmap_text(c->uid_mappings, c->n_uid_mappings, pr->uid, caller->uid,
+				      "uidMappings", &p->ex.uid_map, &p->ex.host_uid, err, size);
+		r = r ?: cr_oci_idmap_text(c->gid_mappings, c->n_gid_mappings, pr->gid,
+					   caller->gid, "gidMappings", &p->ex.gid_map,
+					   &p->ex.host_gid, err, size);
 		if (r < 0)
 			return r;
 	}
@@ -526,8 +515,11 @@ int cr_oci_policy_build(const struct cr_oci_config *c, const char *bundle,
 	r = r ?: copy_strv(&pr->env, &ret->env);
 	if (r >= 0 && !(ret->cwd = strdup(pr->cwd ? pr->cwd : "/")))
 		r = -ENOMEM;
-	if (r >= 0 && c->hostname && c->hostname[0] && !(ret->ex.namespaces & CR_NS_UTS))
-		r = fail(err, size, -EINVAL, "hostname: needs a uts namespace");
+	/* made or joined (a pod's, set there as other runtimes do); never the caller's own */
+	if (r >= 0 && c->hostname && c->hostname[0] &&
+	    !((ret->ex.namespaces | ret->ex.joins) & CR_NS_UTS))
+		r = fail(err, size, -EINVAL,
+			 "hostname: needs a uts namespace other than the caller's (made or joined)");
 	if (r >= 0 && c->hostname && c->hostname[0] && !(ret->hostname = strdup(c->hostname)))
 		r = -ENOMEM;
 	ret->net = ret->ex.namespaces & CR_NS_NET ? CR_NET_NONE : CR_NET_HOST;

@@ -109,6 +109,10 @@ struct cr_explicit {
 	bool nested_userns;   /* the command may make user namespaces (false: --disable-userns) */
 	bool assert_no_userns; /* fail unless the command cannot make a user namespace */
 	uint32_t uid, gid;    /* the command's ids inside its user namespace */
+	char *uid_map, *gid_map; /* the maps' whole text ("INSIDE OUTSIDE COUNT" lines) when the
+				  * door maps ranges (a root caller's OCI config); NULL: uid and
+				  * gid to the caller's own */
+	uint32_t host_uid, host_gid; /* with the maps: uid's and gid's host ids under them */
 	uint64_t caps;	      /* capabilities kept, bit N for capability N; 0: none */
 	bool caps_inheritable; /* the inheritable set holds them too */
 	bool as_pid_1;	      /* the command is the sandbox's first process: no init before it */

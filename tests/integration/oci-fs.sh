@@ -1,10 +1,11 @@
 #!/bin/bash
 # oci-fs: what `corral oci` makes of a bundle's filesystem beyond mounts[] (docs/oci.md, "Running
 # a container"): maskedPaths and readonlyPaths of the image's own files, mount propagation
-# options and linux.rootfsPropagation. Attacked as a config writer would: secrets the image
-# ships hidden by maskedPaths read anyway, a read-only path written, a shared propagation used to
-# push the runtime's mounts out to a host directory that is shared on the host; each beside a
-# positive control in the same container. As root and as the unprivileged user.
+# options and linux.rootfsPropagation; and its id maps (ranges for a root caller, never host
+# root). Attacked as a config writer would: secrets the image ships hidden by maskedPaths read
+# anyway, a read-only path written, a shared propagation used to push the runtime's mounts out to
+# a host directory that is shared on the host, host root or other users' ids mapped in; each
+# beside a positive control in the same container. As root and as the unprivileged user.
 # shellcheck disable=SC2016 # the conditions of is are single-quoted, evaluated there
 # shellcheck source=tests/integration/lib.sh
 source "$CR_TESTS_DIR/integration/lib.sh"
@@ -158,5 +159,41 @@ for m in $MODES; do
 	box "$m" "$broot" "$bb/bad" bad
 	is "$m: an unknown rootfsPropagation is refused, named" \
 		'[ "$RC" = "create 1" ] && [[ $OUT == *"linux.rootfsPropagation: '"'"'rshare'"'"' is not a propagation mode"* ]]'
+
+	# --- uidMappings/gidMappings: ranges ------------------------------------------------------
+	# Root may map ranges (podman --userns=auto, Kubernetes hostUsers: false), never host root;
+	# a user may map only its own id (no set-id helper).
+	mkdir -p "$rootfs/w"
+	chmod 0777 "$rootfs/w"
+	if [ "$m" = root ]; then
+		make_bundle "$m" "$bb/ids" "$rootfs" 'touch /w/made-$(cat /proc/self/uid_map | wc -l); echo ran' \
+			'c["linux"]["namespaces"].append({"type": "user"}); c["linux"]["uidMappings"] = [{"containerID": 0, "hostID": 200000, "size": 1000}, {"containerID": 1000, "hostID": 300000, "size": 10}]; c["linux"]["gidMappings"] = [{"containerID": 0, "hostID": 200000, "size": 1000}]'
+		box "$m" "$broot" "$bb/ids" ids
+		OUT="$OUT; $(ls -ln "$rootfs/w")"
+		is "$m: uidMappings of ranges (root's caller): the container's root is host id 200000, not host root (its file there is 200000's)" \
+			'[ "$RC" = "exited 0" ] && [[ $OUT == ran* ]] && [ "$(stat -c %u:%g "$rootfs"/w/made-*)" = 200000:200000 ]'
+		rm -f "$rootfs"/w/made-*
+		i=0
+		for bad in '[{"containerID": 0, "hostID": 200000, "size": 10}, {"containerID": 10, "hostID": 0, "size": 1}]' \
+			'[{"containerID": 0, "hostID": 0, "size": 65536}]'; do
+			make_bundle "$m" "$bb/ids0" "$rootfs" 'touch /w/ESCAPED' \
+				'c["linux"]["namespaces"].append({"type": "user"}); c["linux"]["uidMappings"] = '"$bad"'; c["linux"]["gidMappings"] = [{"containerID": 0, "hostID": 200000, "size": 1000}]'
+			i=$((i + 1))
+			box "$m" "$broot" "$bb/ids0" "ids0-$i"
+			is "$m: uidMappings with a range over host root ($bad) are refused, named; nothing ran" \
+				'[ "$RC" = "create 1" ] && [[ $OUT == *"linux.uidMappings["*"]: maps host id 0 (root)"* ]] && [ ! -e "$rootfs/w/ESCAPED" ]'
+		done
+	else
+		make_bundle "$m" "$bb/ids" "$rootfs" 'touch /w/ESCAPED' \
+			'c["linux"]["uidMappings"] = [{"containerID": 0, "hostID": '"$uid"', "size": 1}, {"containerID": 1, "hostID": 1000, "size": 100}]'
+		box "$m" "$broot" "$bb/ids" ids
+		is "$m: a user mapping other host ids (1000-1099) beside its own is refused, named; nothing ran" \
+			'[ "$RC" = "create 1" ] && [[ $OUT == *"linux.uidMappings: a caller other than root maps one id"* ]] && [ ! -e "$rootfs/w/ESCAPED" ]'
+		make_bundle "$m" "$bb/ids1" "$rootfs" 'touch /w/made; echo ran'
+		box "$m" "$broot" "$bb/ids1" ids1
+		is "$m: ...positive control: its own id mapped, the container runs and its file is the user's" \
+			'[ "$RC" = "exited 0" ] && [ "$OUT" = ran ] && [ "$(stat -c %u "$rootfs/w/made")" = "$uid" ]'
+		rm -f "$rootfs/w/made"
+	fi
 	diag "$m: uid $uid"
 done
