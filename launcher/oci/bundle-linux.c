@@ -363,7 +363,8 @@ int oci_parse_linux(struct oci_ctx *x, json_object *lx, struct cr_oci_config *c)
 {
 	static const char *const known[] = { "namespaces", "uidMappings", "gidMappings",
 					     "resources", "cgroupsPath", "seccomp", "maskedPaths",
-					     "readonlyPaths", "sysctl", "rootfsPropagation", NULL };
+					     "readonlyPaths", "sysctl", "rootfsPropagation", "mountLabel",
+					     NULL };
 	int r;
 
 	r = oci_check_keys(x, lx, "linux", known);
@@ -381,6 +382,7 @@ int oci_parse_linux(struct oci_ctx *x, json_object *lx, struct cr_oci_config *c)
 	r = r ?: oci_get_strv(x, lx, "linux", "readonlyPaths", true, &c->readonly_paths);
 	r = r ?: oci_get_map(x, lx, "linux", "sysctl", &c->sysctl);
 	r = r ?: oci_get_string(x, lx, "linux", "rootfsPropagation", &c->rootfs_propagation);
+	r = r ?: oci_get_string(x, lx, "linux", "mountLabel", &c->mount_label);
 	if (r == 0 && c->rootfs_propagation && c->rootfs_propagation[0] &&
 	    !cr_oci_propagation(c->rootfs_propagation))
 		return oci_fail(x, "linux.rootfsPropagation",

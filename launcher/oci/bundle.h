@@ -199,6 +199,7 @@ struct cr_oci_config {
 	struct cr_oci_strv masked_paths, readonly_paths;
 	struct cr_oci_map sysctl;
 	const char *rootfs_propagation;
+	const char *mount_label; /* SELinux's: accepted where SELinux is off (lsm.h) */
 };
 
 /* Parse @len bytes of config.json. 0; -EINVAL with @err naming the field and what is wrong

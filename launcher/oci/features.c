@@ -103,6 +103,9 @@ static json_object *annotations_json(void)
 	int r;
 
 	r = cr_json_add(o, "io.corral.version", json_object_new_string(CR_VERSION));
+	/* a field taken that is not applied (linux.selinux is not enabled: lsm.h) */
+	r = r ?: cr_json_add(o, "io.corral.selinux",
+			     json_object_new_string("linux.mountLabel accepted and not applied where SELinux is not enabled on the host (a warning at create, status.json's oci_not_applied); refused where it is"));
 	for (size_t i = 0; r == 0 && i < cr_oci_n_annotations; i++)
 		r = cr_json_add(o, cr_oci_annotations[i].key,
 				json_object_new_string(cr_oci_annotations[i].doc));

@@ -160,6 +160,17 @@ for m in $MODES; do
 	is "$m: an unknown rootfsPropagation is refused, named" \
 		'[ "$RC" = "create 1" ] && [[ $OUT == *"linux.rootfsPropagation: '"'"'rshare'"'"' is not a propagation mode"* ]]'
 
+	# --- linux.mountLabel: said, never silently dropped ---------------------------------------
+	make_bundle "$m" "$bb/lbl" "$rootfs" 'echo ran' 'c["linux"]["mountLabel"] = "system_u:object_r:svirt_sandbox_file_t:s0:c715,c811"'
+	box "$m" "$broot" "$bb/lbl" lbl
+	if [ -e /sys/fs/selinux/enforce ]; then
+		is "$m: linux.mountLabel where SELinux is enabled: refused, named (corral applies no label)" \
+			'[ "$RC" = "create 1" ] && [[ $OUT == *"linux.mountLabel: SELinux is enabled"* ]]'
+	else
+		is "$m: linux.mountLabel where SELinux is not enabled: the container runs, and create says the label is not applied" \
+			'[ "$RC" = "exited 0" ] && [[ $OUT == *"warning: create lbl: linux.mountLabel: not applied: SELinux is not enabled on this host"* ]] && [[ $OUT == *ran ]]'
+	fi
+
 	# --- uidMappings/gidMappings: ranges ------------------------------------------------------
 	# Root may map ranges (podman --userns=auto, Kubernetes hostUsers: false), never host root;
 	# a user may map only its own id (no set-id helper).

@@ -17,6 +17,7 @@
 #include "launcher/base/macro.h"
 #include "launcher/oci/bundle.h"
 #include "launcher/oci/idmaps.h"
+#include "launcher/oci/lsm.h"
 #include "launcher/oci/policy.h"
 
 #define FIX(name) CR_OCI_FIXTURES "/" name
@@ -214,6 +215,22 @@ static void test_idmaps(void **state)
 	assert_null(text);
 }
 
+/* linux.mountLabel: a note where SELinux is off, refused where it is on, nothing without one. */
+static void test_lsm(void **state)
+{
+	struct cr_oci_config c = { .mount_label = "system_u:object_r:svirt_sandbox_file_t:s0" };
+	char note[256], err[256] = "";
+
+	assert_int_equal(cr_oci_lsm_check(&c, false, note, sizeof(note), err, sizeof(err)), 0);
+	assert_string_equal(note, "linux.mountLabel: not applied: SELinux is not enabled on this host");
+	assert_int_equal(cr_oci_lsm_check(&c, true, note, sizeof(note), err, sizeof(err)),
+			 -EOPNOTSUPP);
+	assert_non_null(strstr(err, "linux.mountLabel: SELinux is enabled on this host"));
+	c.mount_label = "";
+	assert_int_equal(cr_oci_lsm_check(&c, true, note, sizeof(note), err, sizeof(err)), 0);
+	assert_string_equal(note, "");
+}
+
 /* Propagation: the names runtimes take, and where each lands in the policy. */
 static void test_propagation(void **state)
 {
@@ -259,6 +276,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_propagation),
 		cmocka_unit_test(test_idmaps),
+		cmocka_unit_test(test_lsm),
 		cmocka_unit_test(test_runc_spec),
 		cmocka_unit_test(test_rootless),
 		cmocka_unit_test(test_refused),

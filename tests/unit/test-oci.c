@@ -250,8 +250,6 @@ static void test_unsupported_fields(void **state)
 		"linux.personality: not supported");
 	refused("{" MIN "," PROC ",\"linux\":{\"devices\":[{\"path\":\"/dev/fuse\",\"type\":\"c\"}]}}",
 		"linux.devices: not supported");
-	refused("{" MIN "," PROC ",\"linux\":{\"mountLabel\":\"system_u:object_r:x\"}}",
-		"linux.mountLabel: not supported");
 	refused("{" MIN "," PROC ",\"linux\":{\"resources\":{\"hugepageLimits\":[{\"pageSize\":\"2MB\",\"limit\":0}]}}}",
 		"linux.resources.hugepageLimits: not supported");
 	refused("{" MIN "," PROC ",\"linux\":{\"resources\":{\"memory\":{\"swappiness\":0}}}}",
