@@ -35,6 +35,15 @@ struct cr_oci_mount {
 	struct cr_oci_strv options;
 };
 
+/* linux.devices[]: a node the container's /dev (or elsewhere) must have. */
+struct cr_oci_device {
+	const char *path; /* absolute */
+	char type;	  /* 'c', 'b', 'u' (unbuffered: c) or 'p' (a FIFO) */
+	uint32_t major, minor;
+	uint32_t mode;	  /* permission bits; 0666 when not given */
+	uint32_t uid, gid; /* in the container; 0 when not given */
+};
+
 struct cr_oci_idmap {
 	uint32_t container_id, host_id, size;
 };
@@ -200,6 +209,8 @@ struct cr_oci_config {
 	struct cr_oci_map sysctl;
 	const char *rootfs_propagation;
 	const char *mount_label; /* SELinux's: accepted where SELinux is off (lsm.h) */
+	struct cr_oci_device *devices;
+	size_t n_devices;
 };
 
 /* Parse @len bytes of config.json. 0; -EINVAL with @err naming the field and what is wrong

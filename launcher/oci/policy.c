@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "cgroup/place.h"
@@ -278,8 +279,64 @@ static int add_masks(struct cr_policy *p, const struct cr_oci_config *c, const c
 	return r;
 }
 
+/* May the container open device @type @major:@minor? linux.resources.devices in order, the last
+ * rule that matches it for reading or writing deciding ("m" alone is about mknod, which every
+ * mount's nodev makes moot); none: no. */
+static bool device_allowed(const struct cr_oci_resources *res, char type, uint32_t major,
+			   uint32_t minor)
+{
+	bool allowed = false;
+
+	for (size_t i = 0; i < res->n_devices; i++) {
+		const struct cr_oci_device_rule *d = &res->devices[i];
+
+		if ((d->type == 'a' || d->type == type) && (d->major < 0 || d->major == major) &&
+		    (d->minor < 0 || d->minor == minor) &&
+		    (strchr(d->access, 'r') || strchr(d->access, 'w')))
+			allowed = d->allow;
+	}
+	return allowed;
+}
+
+/* linux.devices: each made with mknod where the sandbox can (a root caller without a user
+ * namespace; a FIFO anywhere), usable only if resources.devices allows it; in a user
+ * namespace, the host's own node at that path bound, when it is that device. */
+static int add_devices(struct cr_policy *p, const struct cr_oci_config *c, bool can_mknod,
+		       char *err, size_t size)
+{
+	for (size_t i = 0; i < c->n_devices; i++) {
+		const struct cr_oci_device *d = &c->devices[i];
+		char type = d->type == 'u' ? 'c' : d->type;
+		bool usable = type != 'p' && device_allowed(&c->resources, type, d->major, d->minor);
+		unsigned ifmt = type == 'c' ? S_IFCHR : type == 'b' ? S_IFBLK : S_IFIFO;
+		struct cr_fs_op *op;
+		struct stat st;
+		int r;
+
+		if (can_mknod || type == 'p') {
+			r = add(p, CR_FS_NODE, usable ? CR_FS_DEVICES : 0, NULL, d->path, &op);
+			if (r < 0)
+				return r;
+			op->mode = ifmt | d->mode;
+			op->size = makedev(d->major, d->minor);
+			op->uid = d->uid;
+			op->gid = d->gid;
+			continue;
+		}
+		if (stat(d->path, &st) < 0 || (st.st_mode & S_IFMT) != ifmt ||
+		    st.st_rdev != makedev(d->major, d->minor))
+			return fail(err, size, -EOPNOTSUPP,
+				    "linux.devices[%zu]: %s: no node can be made in a user namespace, and the host has no %c %u:%u there to bind",
+				    i, d->path, type, d->major, d->minor);
+		r = add(p, CR_FS_BIND, usable ? CR_FS_DEVICES : 0, d->path, d->path, NULL);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 static int add_filesystem(struct cr_policy *p, const struct cr_oci_config *c, const char *bundle,
-			  char *err, size_t size)
+			  bool can_mknod, char *err, size_t size)
 {
 	_cleanup_free_ char *root = NULL;
 	bool sys_done = false;
@@ -292,6 +349,9 @@ static int add_filesystem(struct cr_policy *p, const struct cr_oci_config *c, co
 	r = r ?: add(p, CR_FS_BIND, 0, root, "/", NULL);
 	for (size_t i = 0; r >= 0 && i < c->n_mounts; i++)
 		r = add_mount(p, &c->mounts[i], i, bundle, &sys_done, err, size);
+	r = r ?: add_devices(p, c,
+			     can_mknod && !(p->ex.namespaces & CR_NS_USER) && p->ex.userns_fd < 0,
+			     err, size);
 	r = r ?: add_masks(p, c, root, bundle);
 	if (r >= 0 && c->root_readonly)
 		r = add(p, CR_FS_REMOUNT_RO, 0, NULL, "/", NULL);
@@ -477,9 +537,10 @@ static int refuse_unimplemented(const struct cr_oci_config *c, char *err, size_t
 						     : CR_OCI_HOOK_START_CONTAINER));
 	/* linux.resources.devices is accepted as it stands: every mount corral makes is nodev and
 	 * its /dev holds only the nodes runtimes allow whatever the list says (null, zero, full,
-	 * random, urandom, tty, ptmx and the pts), and linux.devices is refused, so no other node
-	 * can be opened in the container: an allow rule grants nothing more, a deny rule takes
-	 * nothing away that a devices cgroup would (docs/oci.md) */
+	 * random, urandom, tty, ptmx and the pts), and a linux.devices node is usable only where
+	 * the list allows it (add_devices()): no other node can be opened in the container, an
+	 * allow rule grants nothing more, a deny rule takes nothing away that a devices cgroup
+	 * would (docs/oci.md) */
 	return 0;
 }
 
@@ -508,7 +569,7 @@ int cr_oci_policy_build(const struct cr_oci_config *c, const char *bundle,
 	ret->ex.nested_userns = !(ret->ex.namespaces & CR_NS_USER);
 	r = r ?: cr_oci_sysctl_check(&c->sysctl, ret->ex.namespaces | ret->ex.joins, err, size);
 	r = r ?: add_ids(ret, c, caller, err, size);
-	r = r ?: add_filesystem(ret, c, bundle, err, size);
+	r = r ?: add_filesystem(ret, c, bundle, caller->uid == 0, err, size);
 	r = r ?: add_limits(ret, c, err, size);
 	r = r ?: cr_oci_seccomp_compile(&c->seccomp, ret, err, size);
 	r = r ?: copy_strv(&pr->args, &ret->argv);

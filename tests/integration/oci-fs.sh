@@ -160,6 +160,35 @@ for m in $MODES; do
 	is "$m: an unknown rootfsPropagation is refused, named" \
 		'[ "$RC" = "create 1" ] && [[ $OUT == *"linux.rootfsPropagation: '"'"'rshare'"'"' is not a propagation mode"* ]]'
 
+	# --- linux.devices: usable only where resources.devices allows ------------------------------
+	# The config names the host's disk as a device but its device rules deny it; the container
+	# then also tries a node of its own (CAP_MKNOD) in that same /dev.
+	disk=$(stat -c '%t %T' "$(findmnt -n -o SOURCE /)" 2>/dev/null | { read -r a b && echo $((16#$a)) $((16#$b)); })
+	read -r dmaj dmin <<<"${disk:-8 0}"
+	if [ "$m" = root ]; then
+		make_bundle "$m" "$bb/dev" "$rootfs" 'head -c 1 /dev/disk0 >/dev/null 2>&1 && echo ESC-disk; mknod /dev/mine b '"$dmaj $dmin"' 2>/dev/null; head -c 1 /dev/mine >/dev/null 2>&1 && echo ESC-mknod; head -c 1 /dev/zz0 | wc -c; stat -c "%A %u %g" /dev/zz0 /dev/disk0' \
+			'c["process"]["capabilities"] = {k: ["CAP_MKNOD", "CAP_DAC_OVERRIDE"] for k in ("bounding", "effective", "permitted")}; c["linux"]["devices"] = [{"path": "/dev/zz0", "type": "c", "major": 1, "minor": 5, "fileMode": 0o640, "uid": 7, "gid": 8}, {"path": "/dev/disk0", "type": "b", "major": '"$dmaj"', "minor": '"$dmin"'}]; c["linux"]["resources"] = {"devices": [{"allow": False, "access": "rwm"}, {"allow": True, "type": "c", "major": 1, "minor": 5, "access": "rw"}]}'
+	else
+		make_bundle "$m" "$bb/dev" "$rootfs" '{ echo x >/dev/full; } 2>/dev/null; echo full=$?; head -c 1 /dev/zero | wc -c' \
+			'c["linux"]["devices"] = [{"path": "/dev/zero", "type": "c", "major": 1, "minor": 5}, {"path": "/dev/full", "type": "c", "major": 1, "minor": 7}]; c["linux"]["resources"] = {"devices": [{"allow": False, "access": "rwm"}, {"allow": True, "type": "c", "major": 1, "minor": 5, "access": "rw"}]}'
+	fi
+	box "$m" "$broot" "$bb/dev" dev
+	if [ "$m" = root ]; then
+		is "$m: linux.devices made as asked (mode 0640, 7:8): the allowed one reads (positive control); the host's disk, listed but denied by the device rules, cannot be read, nor a node the container makes itself" \
+			'[ "$RC" = "exited 0" ] && [[ $OUT != *ESC* ]] && [ "$(head -n 1 <<<"$OUT")" = 1 ] && [[ $OUT == *"crw-r----- 7 8"* ]] && [[ $OUT == *"brw-rw-rw- 0 0"* ]]'
+	else
+		is "$m: in a user namespace linux.devices are the host's nodes bound: the allowed one reads (positive control), the denied one (/dev/full) cannot be opened" \
+			'[ "$RC" = "exited 0" ] && [ "$OUT" = "full=1"$'"'\n'"'1 ]'
+		make_bundle "$m" "$bb/dev2" "$rootfs" 'echo ESCAPED' 'c["linux"]["devices"] = [{"path": "/dev/zz0", "type": "c", "major": 1, "minor": 5}]'
+		box "$m" "$broot" "$bb/dev2" dev2
+		is "$m: a device the host has not at that path cannot be made in a user namespace: refused, named" \
+			'[ "$RC" = "create 1" ] && [[ $OUT == *"linux.devices[0]: /dev/zz0: no node can be made in a user namespace"* ]]'
+	fi
+	make_bundle "$m" "$bb/dev3" "$rootfs" 'echo ESCAPED' 'c["linux"]["devices"] = [{"path": "/dev/../etc/x", "type": "c", "major": 1, "minor": 5}]'
+	box "$m" "$broot" "$bb/dev3" dev3
+	is "$m: a linux.devices path that climbs ('..') is refused, named" \
+		'[ "$RC" = "create 1" ] && [[ $OUT == *"linux.devices[0]: path: an absolute path without '"'"'..'"'"' is required"* ]]'
+
 	# --- linux.mountLabel: said, never silently dropped ---------------------------------------
 	make_bundle "$m" "$bb/lbl" "$rootfs" 'echo ran' 'c["linux"]["mountLabel"] = "system_u:object_r:svirt_sandbox_file_t:s0:c715,c811"'
 	box "$m" "$broot" "$bb/lbl" lbl
