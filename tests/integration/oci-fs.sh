@@ -6,7 +6,7 @@
 # anyway, a read-only path written, a shared propagation used to push the runtime's mounts out to
 # a host directory that is shared on the host, host root or other users' ids mapped in; each
 # beside a positive control in the same container. As root and as the unprivileged user.
-# shellcheck disable=SC2016 # the conditions of is are single-quoted, evaluated there
+# shellcheck disable=SC2016,SC2034 # the conditions of is are single-quoted, evaluated there
 # shellcheck source=tests/integration/lib.sh
 source "$CR_TESTS_DIR/integration/lib.sh"
 
@@ -198,6 +198,27 @@ for m in $MODES; do
 	else
 		is "$m: linux.mountLabel where SELinux is not enabled: the container runs, and create says the label is not applied" \
 			'[ "$RC" = "exited 0" ] && [[ $OUT == *"warning: create lbl: linux.mountLabel: not applied: SELinux is not enabled on this host"* ]] && [[ $OUT == *ran ]]'
+	fi
+
+	# --- hostname with a uts namespace joined by path -----------------------------------------
+	# Set in the namespace joined (a pod's), never in the caller's own: named by path, the
+	# host's uts namespace would otherwise get the container's hostname.
+	if [ "$m" = root ]; then
+		hn=$(hostname)
+		make_bundle "$m" "$bb/uts" "$rootfs" 'cat /proc/sys/kernel/hostname' \
+			'c["hostname"] = "pwned-host"; c["linux"]["namespaces"] = [n for n in c["linux"]["namespaces"] if n["type"] != "uts"] + [{"type": "uts", "path": "/proc/'"$$"'/ns/uts"}]'
+		box "$m" "$broot" "$bb/uts" uts
+		is "$m: hostname with the host's uts namespace named by path: refused, named; the host's hostname unchanged" \
+			'[ "$RC" = "create 1" ] && [[ $OUT == *"hostname: needs a uts namespace other than the caller'"'"'s"* ]] && [ "$(hostname)" = "$hn" ]'
+		unshare --uts --fork sleep 30 &
+		HOST_PIDS+=($!)
+		wait_for pgrep -P $! sleep >/dev/null
+		upid=$(pgrep -P $! sleep)
+		make_bundle "$m" "$bb/uts2" "$rootfs" 'cat /proc/sys/kernel/hostname' \
+			'c["hostname"] = "podhost"; c["linux"]["namespaces"] = [n for n in c["linux"]["namespaces"] if n["type"] != "uts"] + [{"type": "uts", "path": "/proc/'"$upid"'/ns/uts"}]'
+		box "$m" "$broot" "$bb/uts2" uts2
+		is "$m: ...positive control: a uts namespace of another's joined takes the hostname there; the host's is unchanged" \
+			'[ "$RC" = "exited 0" ] && [ "$OUT" = podhost ] && [ "$(nsenter -t "$upid" -u hostname)" = podhost ] && [ "$(hostname)" = "$hn" ]'
 	fi
 
 	# --- uidMappings/gidMappings: ranges ------------------------------------------------------
