@@ -271,18 +271,24 @@ static bool is_dir_fd(int fd)
 	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* @op->src_fd is already a detached tree (cr_mounts_explicit_source()). */
+/* @op->src_fd is already a detached tree (cr_mounts_explicit_source()), cloned before any mount
+ * of the plan was made. Cloned again now where the kernel allows it: the mount table lists
+ * mounts by their ids, and a bind then shows in its place among the others (an OCI config's
+ * mounts[] order, which runtime-tools checks); else the early clone itself. */
 static int bind(const struct cr_mount_op *op, int target)
 {
 	struct mount_attr attr = {
 		.attr_set = MOUNT_ATTR_NOSUID | (op->flags & CR_MNT_DEVICES ? 0 : MOUNT_ATTR_NODEV) |
 			    (op->flags & CR_MNT_WRITABLE ? 0 : MOUNT_ATTR_RDONLY),
 	};
+	_cleanup_close_ int tree = open_tree(op->src_fd, "",
+					     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+						     AT_RECURSIVE);
+	int src = tree >= 0 ? tree : op->src_fd;
 
-	if (mount_setattr(op->src_fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
+	if (mount_setattr(src, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
 		return negative_errno();
-	if (move_mount(op->src_fd, "", target, "",
-		       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+	if (move_mount(src, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return negative_errno();
 	return 0;
 }
