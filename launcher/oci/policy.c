@@ -298,6 +298,17 @@ static bool device_allowed(const struct cr_oci_resources *res, char type, uint32
 	return allowed;
 }
 
+/* Is @path on a tmpfs of mounts[] (the container's /dev), which goes with the container? */
+static bool on_tmpfs(const struct cr_oci_config *c, const char *path)
+{
+	const char *rest;
+
+	for (size_t i = c->n_mounts; i-- > 0;)
+		if (under(path, c->mounts[i].destination, &rest) && rest[0])
+			return c->mounts[i].type && strcmp(c->mounts[i].type, "tmpfs") == 0;
+	return false;
+}
+
 /* linux.devices: each made with mknod where the sandbox can (a root caller without a user
  * namespace; a FIFO anywhere), usable only if resources.devices allows it; in a user
  * namespace, the host's own node at that path bound, when it is that device. */
@@ -313,6 +324,12 @@ static int add_devices(struct cr_policy *p, const struct cr_oci_config *c, bool 
 		struct stat st;
 		int r;
 
+		/* a node made in the image, or in a host directory bound in, would stay on the host,
+		 * usable there by whoever reaches it */
+		if (can_mknod && type != 'p' && !on_tmpfs(c, d->path))
+			return fail(err, size, -EPERM,
+				    "linux.devices[%zu]: %s: a device node is made only on a tmpfs of mounts[] (/dev), not in the image or a host directory, where it would outlive the container",
+				    i, d->path);
 		if (can_mknod || type == 'p') {
 			r = add(p, CR_FS_NODE, usable ? CR_FS_DEVICES : 0, NULL, d->path, &op);
 			if (r < 0)

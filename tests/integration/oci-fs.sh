@@ -184,6 +184,14 @@ for m in $MODES; do
 		is "$m: a device the host has not at that path cannot be made in a user namespace: refused, named" \
 			'[ "$RC" = "create 1" ] && [[ $OUT == *"linux.devices[0]: /dev/zz0: no node can be made in a user namespace"* ]]'
 	fi
+	if [ "$m" = root ]; then
+		# a node in the image's own directory would stay on the host's disk after the container
+		make_bundle "$m" "$bb/dev4" "$rootfs" 'echo ran' 'c["linux"]["devices"] = [{"path": "/w/disk0", "type": "b", "major": '"$dmaj"', "minor": '"$dmin"', "fileMode": 0o666}]'
+		mkdir -p "$rootfs/w"
+		box "$m" "$broot" "$bb/dev4" dev4
+		is "$m: a linux.devices node in the image (not on mounts[]' tmpfs) is refused, named; no node is left in the image" \
+			'[ "$RC" = "create 1" ] && [[ $OUT == *"linux.devices[0]: /w/disk0: a device node is made only on a tmpfs"* ]] && [ ! -e "$rootfs/w/disk0" ]'
+	fi
 	make_bundle "$m" "$bb/dev3" "$rootfs" 'echo ESCAPED' 'c["linux"]["devices"] = [{"path": "/dev/../etc/x", "type": "c", "major": 1, "minor": 5}]'
 	box "$m" "$broot" "$bb/dev3" dev3
 	is "$m: a linux.devices path that climbs ('..') is refused, named" \
