@@ -389,8 +389,7 @@ static int linux_prepare(const struct cr_policy *p, struct cr_run **ret,
 	};
 	if (p->ex.on) {
 		run->clone_flags = cr_ns_explicit_clone_flags(p->ex.namespaces);
-		run->ctx.idmap = (struct cr_idmap){ .inside_uid = p->ex.uid, .outside_uid = getuid(),
-						    .inside_gid = p->ex.gid, .outside_gid = getgid() };
+		cr_idmap_explicit(&p->ex, getuid(), getgid(), &run->ctx.idmap);
 	} else {
 		cr_idmap_compute(getuid(), getgid(), p->map_root, p->uid, p->gid, &run->ctx.idmap);
 	}

@@ -32,6 +32,19 @@ void cr_idmap_compute(uint32_t uid, uint32_t gid, bool map_root, uint32_t root_u
 	};
 }
 
+void cr_idmap_explicit(const struct cr_explicit *ex, uint32_t uid, uint32_t gid,
+		       struct cr_idmap *ret)
+{
+	*ret = (struct cr_idmap){
+		.inside_uid = ex->uid,
+		.outside_uid = ex->uid_map ? ex->host_uid : uid,
+		.inside_gid = ex->gid,
+		.outside_gid = ex->gid_map ? ex->host_gid : gid,
+		.uid_text = ex->uid_map,
+		.gid_text = ex->gid_map,
+	};
+}
+
 int cr_idmap_format(uint32_t inside, uint32_t outside, char *buf, size_t size)
 {
 	return snprintf(buf, size, "%u %u 1\n", inside, outside);
@@ -67,13 +80,13 @@ int cr_idmap_write(pid_t pid, const struct cr_idmap *map, const char **ret_file)
 		return r;
 	}
 	(void)cr_idmap_format(map->inside_uid, map->outside_uid, line, sizeof(line));
-	r = write_file(pid, "uid_map", line);
+	r = write_file(pid, "uid_map", map->uid_text ?: line);
 	if (r < 0) {
 		*ret_file = "uid_map";
 		return r;
 	}
 	(void)cr_idmap_format(map->inside_gid, map->outside_gid, line, sizeof(line));
-	r = write_file(pid, "gid_map", line);
+	r = write_file(pid, "gid_map", map->gid_text ?: line);
 	if (r < 0) {
 		*ret_file = "gid_map";
 		return r;

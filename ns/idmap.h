@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The sandbox's single uid and gid mapping. */
+/* The sandbox's uid and gid mapping: one id each, or an explicit policy's whole maps. */
 #pragma once
 
 #include <stdbool.h>
@@ -11,6 +11,7 @@
 struct cr_idmap {
 	uint32_t inside_uid, outside_uid;
 	uint32_t inside_gid, outside_gid;
+	const char *uid_text, *gid_text; /* whole maps to write instead (cr_explicit's), or NULL */
 };
 
 /* Choose the mapping. A normal user is mapped to itself (or to 0 inside with @map_root). Root is
@@ -18,6 +19,11 @@ struct cr_idmap {
  * past the mounts still meets the permissions of an unprivileged user. Pure; never fails. */
 void cr_idmap_compute(uint32_t uid, uint32_t gid, bool map_root, uint32_t root_uid,
 		      uint32_t root_gid, struct cr_idmap *ret);
+
+/* The mapping of an explicit policy: @ex's ids to the caller's (@uid, @gid), or @ex's whole
+ * maps when the door gave ranges (cr_explicit.uid_map). Pure; never fails. */
+void cr_idmap_explicit(const struct cr_explicit *ex, uint32_t uid, uint32_t gid,
+		       struct cr_idmap *ret);
 
 /* Format one map line "INSIDE OUTSIDE 1\n" into @buf. Returns its length. */
 int cr_idmap_format(uint32_t inside, uint32_t outside, char *buf, size_t size);

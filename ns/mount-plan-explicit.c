@@ -198,6 +198,20 @@ static int add_one(struct cr_mount_plan *plan, const struct cr_fs_op *f, bool ca
 		return add_data(plan, f);
 	case CR_FS_OVERLAY:
 		return add_overlay(plan, f);
+	case CR_FS_NODE:
+		r = cr_mount_plan_add(plan, CR_MOUNT_NODE,
+				      CR_MNT_EXPLICIT | CR_MNT_FILE |
+					      (f->flags & CR_FS_DEVICES ? CR_MNT_DEVICES : 0),
+				      mode, NULL, f->dst);
+		if (r >= 0) {
+			last(plan)->size = f->size;
+			last(plan)->owner_uid = f->uid;
+			last(plan)->owner_gid = f->gid;
+		}
+		return r;
+	case CR_FS_PROPAGATION:
+		return cr_mount_plan_add(plan, CR_MOUNT_PROPAGATION, CR_MNT_EXPLICIT, mode, NULL,
+					 f->dst);
 	default:
 		return -EOPNOTSUPP;
 	}

@@ -29,6 +29,9 @@ enum cr_mount_kind {
 			      * layers in the caller's order, then (CR_MNT_WRITABLE without
 			      * CR_MNT_COPY) upper and work; CR_MNT_COPY: upper on a private tmpfs */
 	CR_MOUNT_OVERLAY_SRC, /* a directory of the overlay before it: src, opened early */
+	CR_MOUNT_PROPAGATION, /* the mount at dst gets propagation @mode (CR_FS_PROPAGATION) */
+	CR_MOUNT_NODE,	      /* a node made at dst (CR_FS_NODE): @mode, dev_t @size, owner_uid and
+			       * owner_gid; CR_MNT_DEVICES: bound over itself without nodev */
 	_CR_MOUNT_KIND_MAX,
 };
 

@@ -251,6 +251,19 @@ static int remount_ro(int target)
 	return cr_mounts_attach_clone(target, target, MOUNT_ATTR_RDONLY, false);
 }
 
+/* The mount at @target (and, with MS_REC, those under it) gets propagation @mode. Every mount
+ * of the sandbox's namespace was made private first (stage_mount_ns()): a shared one is a peer
+ * group of its own, a slave one has no master, and none propagates to or from the host. */
+static int propagation(int target, unsigned mode)
+{
+	struct mount_attr attr = { .propagation = mode & ~(unsigned)MS_REC };
+
+	if (mount_setattr(target, "", AT_EMPTY_PATH | (mode & MS_REC ? AT_RECURSIVE : 0), &attr,
+			  sizeof(attr)) < 0)
+		return negative_errno();
+	return 0;
+}
+
 static bool is_dir_fd(int fd)
 {
 	struct stat st;
@@ -258,18 +271,24 @@ static bool is_dir_fd(int fd)
 	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* @op->src_fd is already a detached tree (cr_mounts_explicit_source()). */
+/* @op->src_fd is already a detached tree (cr_mounts_explicit_source()), cloned before any mount
+ * of the plan was made. Cloned again now where the kernel allows it: the mount table lists
+ * mounts by their ids, and a bind then shows in its place among the others (an OCI config's
+ * mounts[] order, which runtime-tools checks); else the early clone itself. */
 static int bind(const struct cr_mount_op *op, int target)
 {
 	struct mount_attr attr = {
 		.attr_set = MOUNT_ATTR_NOSUID | (op->flags & CR_MNT_DEVICES ? 0 : MOUNT_ATTR_NODEV) |
 			    (op->flags & CR_MNT_WRITABLE ? 0 : MOUNT_ATTR_RDONLY),
 	};
+	_cleanup_close_ int tree = open_tree(op->src_fd, "",
+					     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+						     AT_RECURSIVE);
+	int src = tree >= 0 ? tree : op->src_fd;
 
-	if (mount_setattr(op->src_fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
+	if (mount_setattr(src, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
 		return negative_errno();
-	if (move_mount(op->src_fd, "", target, "",
-		       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+	if (move_mount(src, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return negative_errno();
 	return 0;
 }
@@ -302,6 +321,8 @@ static int mount_one(const struct cr_mount_op *op, int target)
 		return bind_data(op, target);
 	case CR_MOUNT_OVERLAY_SRC:
 		return 0; /* its overlay, before it, used it */
+	case CR_MOUNT_PROPAGATION:
+		return propagation(target, op->mode);
 	default:
 		return -EINVAL;
 	}
@@ -414,7 +435,7 @@ static int overlay(struct cr_child_ctx *ctx, const struct cr_mount_op *op, int t
 static bool creates(const struct cr_mount_op *op)
 {
 	return op->kind != CR_MOUNT_RDONLY && op->kind != CR_MOUNT_REMOUNT_RO &&
-	       op->kind != CR_MOUNT_CHMOD;
+	       op->kind != CR_MOUNT_CHMOD && op->kind != CR_MOUNT_PROPAGATION;
 }
 
 /* The tmpfs the last operation mounted, while no other operation has come since but those that
@@ -491,6 +512,49 @@ static int fresh_one(struct cr_child_ctx *ctx, const struct cr_mount_op *op, int
 	return r < 0 ? detail(ctx, r, "Can't %s %s", cr_mount_kind_to_string(op->kind), op->dst) : 0;
 }
 
+/* A device node or FIFO at @op->dst, its parents made: mknod(2) needs CAP_MKNOD over the
+ * file system, which a root caller's sandbox without a user namespace has. Owned and moded as
+ * asked (mknod's mode is the umask's); usable only with CR_MNT_DEVICES: then bound over itself
+ * without nodev, the rest of its file system keeping it (a node the container makes there
+ * stays unusable). */
+static int make_node(const struct cr_mount_op *op, int root_fd)
+{
+	struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
+				   .attr_clr = MOUNT_ATTR_NODEV };
+	_cleanup_close_ int parent = -EBADF, node = -EBADF, tree = -EBADF;
+	const char *base = strrchr(op->dst, '/');
+	char dir[PATH_MAX];
+	long fd;
+
+	if (!base || !base[1] || (size_t)(base - op->dst) >= sizeof(dir))
+		return -EINVAL;
+	(void)snprintf(dir, sizeof(dir), "%.*s", (int)(base - op->dst), op->dst);
+	parent = resolve(root_fd, dir, true, true, 0755, 0755);
+	if (parent < 0)
+		return parent;
+	if (mknodat(parent, base + 1, op->mode, (dev_t)op->size) < 0)
+		return negative_errno();
+	fd = syscall(SYS_openat2, parent, base + 1, &how, sizeof(how));
+	if (fd < 0)
+		return negative_errno();
+	node = (int)fd;
+	if (fchownat(node, "", op->owner_uid, op->owner_gid, AT_EMPTY_PATH) < 0)
+		return negative_errno();
+	if (chmod_fd(node, op->mode & 07777) < 0)
+		return negative_errno();
+	if (!(op->flags & CR_MNT_DEVICES) || S_ISFIFO(op->mode))
+		return 0;
+	tree = open_tree(node, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+	if (tree < 0)
+		return negative_errno();
+	if (mount_setattr(tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0 ||
+	    move_mount(tree, "", node, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return negative_errno();
+	return 0;
+}
+
 static int walk_one(struct cr_child_ctx *ctx, const struct cr_mount_op *op, int root_fd)
 {
 	_cleanup_close_ int target = -EBADF;
@@ -499,6 +563,10 @@ static int walk_one(struct cr_child_ctx *ctx, const struct cr_mount_op *op, int 
 
 	if (op->kind == CR_MOUNT_SYMLINK)
 		return make_symlink(ctx, op, root_fd);
+	if (op->kind == CR_MOUNT_NODE) {
+		r = make_node(op, root_fd);
+		return r < 0 ? detail(ctx, r, "Can't make device node %s", op->dst) : 0;
+	}
 	if (op->kind == CR_MOUNT_DATA && (op->flags & CR_MNT_COPY)) {
 		r = write_data(op, root_fd);
 		return r < 0 ? detail(ctx, r, "Can't write data to file %s", op->dst) : 0;

@@ -173,7 +173,17 @@ static int stage_pivot(struct cr_child_ctx *ctx)
 
 static int stage_remount_ro(struct cr_child_ctx *ctx)
 {
-	/* An explicit filesystem is as its operations left it (--remount-ro is one). */
+	unsigned long prop = ctx->policy->ex.root_propagation;
+	struct mount_attr attr = { .propagation = prop & ~(unsigned long)MS_REC };
+
+	/* An explicit filesystem is as its operations left it (--remount-ro is one), but for the
+	 * root's propagation, which pivot_root() needs not shared until it is done. Private
+	 * before (stage_mount_ns()): shared makes a peer group of the sandbox's own. */
+	if (ctx->policy->ex.on && prop &&
+	    mount_setattr(AT_FDCWD, "/", prop & MS_REC ? AT_RECURSIVE : 0, &attr, sizeof(attr)) < 0) {
+		(void)snprintf(ctx->detail, sizeof(ctx->detail), "the root's propagation");
+		return negative_errno();
+	}
 	if (ctx->policy->ex.on)
 		return 0;
 	return cr_mounts_seal(ctx);
@@ -266,11 +276,16 @@ static int write_proc(int proc_fd, const char *file, const char *text)
 static int explicit_userns(struct cr_child_ctx *ctx)
 {
 	const struct cr_explicit *ex = &ctx->policy->ex;
+	int r = 0, dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
 	char map[64];
-	int r = 0;
 
 	if (!ex->nested_userns) {
-		r = write_proc(ctx->proc_fd, "sys/user/max_user_namespaces", "1");
+		/* A root caller's sandbox whose ids now map to another host id (ranges: ex.uid_map)
+		 * is no longer dumpable, and /proc/self's files are then host root's: for these
+		 * writes only, as the process's own files again. */
+		if (dumpable == 0 && prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
+			r = negative_errno();
+		r = r ?: write_proc(ctx->proc_fd, "sys/user/max_user_namespaces", "1");
 		if (r >= 0 && unshare(CLONE_NEWUSER) < 0)
 			r = negative_errno();
 		if (r >= 0)
@@ -281,6 +296,8 @@ static int explicit_userns(struct cr_child_ctx *ctx)
 		(void)cr_idmap_format(ctx->idmap.inside_gid, ctx->idmap.inside_gid, map, sizeof(map));
 		if (r >= 0)
 			r = write_proc(ctx->proc_fd, "self/gid_map", map);
+		if (dumpable == 0 && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 && r >= 0)
+			r = negative_errno();
 		if (r < 0) {
 			(void)snprintf(ctx->detail, sizeof(ctx->detail), "cannot disable user namespaces");
 			return r;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 
 #include "bundle-internal.h"
 
@@ -143,6 +144,46 @@ static int parse_device_rule(struct oci_ctx *x, json_object *o, const char *path
 		return oci_fail(x, path, "access '%s' is not made of r, w and m", access);
 	d->type = type[0];
 	(void)snprintf(d->access, sizeof(d->access), "%s", access[0] ? access : "rwm");
+	return 0;
+}
+
+static bool has_dotdot(const char *p)
+{
+	for (const char *s = p; (s = strstr(s, "..")); s += 2)
+		if ((s == p || s[-1] == '/') && (s[2] == '\0' || s[2] == '/'))
+			return true;
+	return false;
+}
+
+/* linux.devices[i]: path, type and, but for a FIFO, major and minor required. */
+static int parse_linux_device(struct oci_ctx *x, json_object *o, const char *path, void *ret)
+{
+	static const char *const known[] = { "path", "type", "major", "minor", "fileMode", "uid",
+					     "gid", NULL };
+	struct cr_oci_device *d = ret;
+	int64_t major = -1, minor = -1, mode = 0666, uid = 0, gid = 0;
+	const char *type = NULL;
+	int r;
+
+	r = oci_check_keys(x, o, path, known);
+	r = r ?: oci_get_string(x, o, path, "path", &d->path);
+	r = r ?: oci_get_string(x, o, path, "type", &type);
+	r = r ?: oci_get_int(x, o, path, "major", 0, 4095, &major, NULL);
+	r = r ?: oci_get_int(x, o, path, "minor", 0, 1048575, &minor, NULL);
+	r = r ?: oci_get_int(x, o, path, "fileMode", 0, 07777, &mode, NULL);
+	r = r ?: oci_get_int(x, o, path, "uid", 0, UINT32_MAX - 1, &uid, NULL);
+	r = r ?: oci_get_int(x, o, path, "gid", 0, UINT32_MAX - 1, &gid, NULL);
+	if (r < 0)
+		return r;
+	if (!d->path || d->path[0] != '/' || has_dotdot(d->path))
+		return oci_fail(x, path, "path: an absolute path without '..' is required");
+	if (!type || strlen(type) != 1 || !strchr("cbup", type[0]))
+		return oci_fail(x, path, "type: c, b, u or p is required");
+	if (type[0] != 'p' && (major < 0 || minor < 0))
+		return oci_fail(x, path, "major and minor are required for type %s", type);
+	*d = (struct cr_oci_device){ d->path, type[0], (uint32_t)(major < 0 ? 0 : major),
+				     (uint32_t)(minor < 0 ? 0 : minor), (uint32_t)mode,
+				     (uint32_t)uid, (uint32_t)gid };
 	return 0;
 }
 
@@ -341,11 +382,29 @@ static int parse_seccomp(struct oci_ctx *x, json_object *lx, struct cr_oci_secco
 
 /* --- linux ------------------------------------------------------------------------------------ */
 
+unsigned long cr_oci_propagation(const char *name)
+{
+	static const struct {
+		const char *name;
+		unsigned long flags;
+	} modes[] = {
+		{ "shared", MS_SHARED },     { "slave", MS_SLAVE },
+		{ "private", MS_PRIVATE },   { "unbindable", MS_UNBINDABLE },
+	};
+	bool rec = name[0] == 'r';
+
+	for (size_t i = 0; i < ELEMENTSOF(modes); i++)
+		if (strcmp(name + rec, modes[i].name) == 0)
+			return modes[i].flags | (rec ? MS_REC : 0);
+	return 0;
+}
+
 int oci_parse_linux(struct oci_ctx *x, json_object *lx, struct cr_oci_config *c)
 {
 	static const char *const known[] = { "namespaces", "uidMappings", "gidMappings",
 					     "resources", "cgroupsPath", "seccomp", "maskedPaths",
-					     "readonlyPaths", "sysctl", "rootfsPropagation", NULL };
+					     "readonlyPaths", "sysctl", "rootfsPropagation", "mountLabel",
+					     "devices", NULL };
 	int r;
 
 	r = oci_check_keys(x, lx, "linux", known);
@@ -363,12 +422,13 @@ int oci_parse_linux(struct oci_ctx *x, json_object *lx, struct cr_oci_config *c)
 	r = r ?: oci_get_strv(x, lx, "linux", "readonlyPaths", true, &c->readonly_paths);
 	r = r ?: oci_get_map(x, lx, "linux", "sysctl", &c->sysctl);
 	r = r ?: oci_get_string(x, lx, "linux", "rootfsPropagation", &c->rootfs_propagation);
-	/* the sandbox's mounts are private to it: a propagation back to the host is refused */
+	r = r ?: oci_get_string(x, lx, "linux", "mountLabel", &c->mount_label);
+	r = r ?: parse_array(x, lx, "linux", "devices", sizeof(*c->devices), parse_linux_device,
+			     (void **)&c->devices, &c->n_devices);
 	if (r == 0 && c->rootfs_propagation && c->rootfs_propagation[0] &&
-	    strcmp(c->rootfs_propagation, "private") != 0 &&
-	    strcmp(c->rootfs_propagation, "rprivate") != 0)
+	    !cr_oci_propagation(c->rootfs_propagation))
 		return oci_fail(x, "linux.rootfsPropagation",
-				"'%s' is not supported by corral (private or rprivate only)",
+				"'%s' is not a propagation mode ([r]shared, [r]slave, [r]private, [r]unbindable)",
 				c->rootfs_propagation);
 	return r;
 }

@@ -680,6 +680,7 @@ void cr_oci_config_done(struct cr_oci_config *c)
 	free(c->annotations.values);
 	free(c->namespaces);
 	free(c->uid_mappings);
+	free(c->devices);
 	free(c->gid_mappings);
 	free(c->resources.devices);
 	free(c->seccomp.architectures.v);

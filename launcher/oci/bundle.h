@@ -35,6 +35,15 @@ struct cr_oci_mount {
 	struct cr_oci_strv options;
 };
 
+/* linux.devices[]: a node the container's /dev (or elsewhere) must have. */
+struct cr_oci_device {
+	const char *path; /* absolute */
+	char type;	  /* 'c', 'b', 'u' (unbuffered: c) or 'p' (a FIFO) */
+	uint32_t major, minor;
+	uint32_t mode;	  /* permission bits; 0666 when not given */
+	uint32_t uid, gid; /* in the container; 0 when not given */
+};
+
 struct cr_oci_idmap {
 	uint32_t container_id, host_id, size;
 };
@@ -199,6 +208,9 @@ struct cr_oci_config {
 	struct cr_oci_strv masked_paths, readonly_paths;
 	struct cr_oci_map sysctl;
 	const char *rootfs_propagation;
+	const char *mount_label; /* SELinux's: accepted where SELinux is off (lsm.h) */
+	struct cr_oci_device *devices;
+	size_t n_devices;
 };
 
 /* Parse @len bytes of config.json. 0; -EINVAL with @err naming the field and what is wrong
@@ -210,6 +222,9 @@ void cr_oci_config_done(struct cr_oci_config *c);
 
 /* Names, for errors, `corral oci features` and the unit tests. NULL when out of range. */
 const char *cr_oci_ns_type_name(enum cr_oci_ns_type t);
+/* A propagation mode's MS_* flags (MS_SHARED, MS_SLAVE, MS_PRIVATE or MS_UNBINDABLE, with
+ * MS_REC for the r- forms: "rshared"), or 0 when @name is none. */
+unsigned long cr_oci_propagation(const char *name);
 const char *cr_oci_hook_name(enum cr_oci_hook_kind k);
 /* The capability names this parser knows ("CAP_CHOWN" ...), by number, NULL-terminated. */
 extern const char *const cr_oci_cap_names[];

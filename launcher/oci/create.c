@@ -17,6 +17,7 @@
 #include "launcher/base/exit-codes.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/parse-util.h"
+#include "lsm.h"
 #include "oci-internal.h"
 #include "pod.h"
 #include "policy.h"
@@ -134,7 +135,7 @@ static int load(const struct oci_opts *o, const struct create_opts *c, struct cr
 		struct cr_policy *policy, char **ret_bundle)
 {
 	_cleanup_free_ char *text = NULL, *bundle = NULL;
-	char err[CR_OCI_ERR_MAX + PATH_MAX] = "";
+	char err[CR_OCI_ERR_MAX + PATH_MAX] = "", note[256];
 	struct cr_oci_caller caller = { .uid = getuid(), .gid = getgid() };
 	size_t len = 0;
 	int r;
@@ -158,11 +159,15 @@ static int load(const struct oci_opts *o, const struct create_opts *c, struct cr
 	}
 	r = r ?: resolve_pod(o, config, err, sizeof(err));
 	r = r ?: cr_oci_policy_build(config, bundle, &caller, policy, err, sizeof(err));
+	r = r ?: cr_oci_lsm_check(config, cr_oci_selinux_enabled(), note, sizeof(note), err,
+				  sizeof(err));
 	if (r < 0) {
 		oci_error(o, "create %s: %s/config.json: %s", c->id, c->bundle,
 			  err[0] ? err : strerror(-r));
 		return OCI_EXIT_FAILED;
 	}
+	if (note[0]) /* also in status.json (run.c) */
+		oci_error(o, "warning: create %s: %s", c->id, note);
 	*ret_bundle = TAKE_PTR(bundle);
 	return 0;
 }

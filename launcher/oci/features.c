@@ -19,7 +19,7 @@
 static const char *const mount_options[] = {
 	"bind", "rbind", "ro", "rw", "nosuid", "suid", "nodev", "dev", "noexec", "exec",
 	"relatime", "norelatime", "noatime", "atime", "strictatime", "nostrictatime", "private",
-	"rprivate", NULL,
+	"rprivate", "shared", "rshared", "slave", "rslave", "unbindable", "runbindable", NULL,
 };
 static const char *const sc_actions[] = {
 	"SCMP_ACT_ALLOW", "SCMP_ACT_ERRNO", "SCMP_ACT_KILL", "SCMP_ACT_KILL_PROCESS",
@@ -103,6 +103,9 @@ static json_object *annotations_json(void)
 	int r;
 
 	r = cr_json_add(o, "io.corral.version", json_object_new_string(CR_VERSION));
+	/* a field taken that is not applied (linux.selinux is not enabled: lsm.h) */
+	r = r ?: cr_json_add(o, "io.corral.selinux",
+			     json_object_new_string("linux.mountLabel accepted and not applied where SELinux is not enabled on the host (a warning at create, status.json's oci_not_applied); refused where it is"));
 	for (size_t i = 0; r == 0 && i < cr_oci_n_annotations; i++)
 		r = cr_json_add(o, cr_oci_annotations[i].key,
 				json_object_new_string(cr_oci_annotations[i].doc));

@@ -118,6 +118,19 @@ static int cmd_features(const struct oci_opts *o, int argc, char **argv)
 	return print_json(o, cr_oci_features_json());
 }
 
+/* The state's pid is the container's process on the host (runtime-spec: "the ID of the
+ * container process"), whose /proc/PID/ns/ a caller joins or compares; the monitor's, in the
+ * caller's namespaces, is in --pid-file for the engine to reap (pod.c maps it back). */
+static json_object *container_pid(const struct cr_oci_state *st, json_object *o)
+{
+	json_object *v;
+
+	if (o && st->status != CR_OCI_STOPPED && json_object_object_get_ex(st->doc, "init_pid", &v) &&
+	    json_object_get_int(v) > 0)
+		json_object_object_add(o, "pid", json_object_new_int(json_object_get_int(v)));
+	return o;
+}
+
 static int cmd_state(const struct oci_opts *o, int argc, char **argv)
 {
 	char root[PATH_MAX], err[1024] = "";
@@ -137,7 +150,7 @@ static int cmd_state(const struct oci_opts *o, int argc, char **argv)
 		oci_error(o, "state %s: %s", argv[1], err[0] ? err : strerror(-r));
 		return OCI_EXIT_FAILED;
 	}
-	r = print_json(o, cr_oci_state_json(&st));
+	r = print_json(o, container_pid(&st, cr_oci_state_json(&st)));
 	cr_oci_state_done(&st);
 	return r;
 }

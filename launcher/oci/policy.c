@@ -5,16 +5,20 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "cgroup/place.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/parse-util.h"
+#include "idmaps.h"
 #include "policy.h"
 #include "seccomp-spec.h"
 #include "sysctl.h"
@@ -88,7 +92,7 @@ static int bundle_path(const char *bundle, const char *path, char **ret)
 }
 
 /* One entry of mounts[]. *@dev_done: /dev was made whole (its devpts comes with it). */
-static int add_mount(struct cr_policy *p, const struct cr_oci_mount *m, size_t i,
+static int add_mount_op(struct cr_policy *p, const struct cr_oci_mount *m, size_t i,
 		     const char *bundle, bool *sys_done, char *err, size_t size)
 {
 	const char *t = m->type ? m->type : "";
@@ -133,10 +137,112 @@ static int add_mount(struct cr_policy *p, const struct cr_oci_mount *m, size_t i
 		    i, t);
 }
 
-/* maskedPaths: a directory gets an empty read-only tmpfs, a file /dev/null; what the host does
- * not have (they are /proc and /sys paths, the same there) is skipped. readonlyPaths: remounted
- * read-only. */
-static int add_masks(struct cr_policy *p, const struct cr_oci_config *c)
+/* Is @path @dir or under it (whole components)? The rest, "" or from its '/', in *@rest. */
+static bool under(const char *path, const char *dir, const char **rest)
+{
+	size_t n = strcmp(dir, "/") == 0 ? 0 : strlen(dir);
+
+	if (strncmp(path, dir, n) != 0 || (path[n] && path[n] != '/'))
+		return false;
+	*rest = path + n;
+	return true;
+}
+
+/* Where the policy can look at what a maskedPaths or readonlyPaths entry will be in the
+ * container, to tell a directory from a file: under the last of mounts[] that covers it (a
+ * bind's source, the host's /proc and /sys for a procfs and sysfs, which show the same), else
+ * in the rootfs. *@ret_base is that host directory, *@ret_rest the path below it. 0, or -ENOENT
+ * when it is under a fresh file system (nothing there to mask). */
+static int container_path(const struct cr_oci_config *c, const char *root, const char *bundle,
+			  const char *path, char **ret_base, const char **ret_rest)
+{
+	for (size_t i = c->n_mounts; i-- > 0;) {
+		const struct cr_oci_mount *m = &c->mounts[i];
+		const char *t = m->type ? m->type : "";
+
+		if (!under(path, m->destination, ret_rest))
+			continue;
+		if (strcmp(t, "proc") == 0 || strcmp(t, "sysfs") == 0)
+			return (*ret_base = strdup(t[0] == 'p' ? "/proc" : "/sys")) ? 0 : -ENOMEM;
+		if (strcmp(t, "cgroup") == 0 || strcmp(t, "cgroup2") == 0)
+			return (*ret_base = strdup("/sys/fs/cgroup")) ? 0 : -ENOMEM;
+		if (!m->source || (strcmp(t, "bind") != 0 && !has_option(m, "bind") &&
+				   !has_option(m, "rbind")))
+			return -ENOENT;
+		return bundle_path(bundle, m->source, ret_base);
+	}
+	*ret_rest = path;
+	return (*ret_base = strdup(root)) ? 0 : -ENOMEM;
+}
+
+/* stat() of what @path will be in the container: 0, or -errno (-ENOENT: not there). Resolved
+ * as the driver will, inside its base: a symlink in the image never leads the look out to the
+ * host's files. */
+static int container_stat(const struct cr_oci_config *c, const char *root, const char *bundle,
+			  const char *path, struct stat *st)
+{
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+	_cleanup_close_ int base_fd = -EBADF, fd = -EBADF;
+	_cleanup_free_ char *base = NULL;
+	const char *rest;
+	int r = container_path(c, root, bundle, path, &base, &rest);
+
+	if (r < 0)
+		return r;
+	base_fd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (base_fd < 0)
+		return negative_errno();
+	fd = (int)syscall(SYS_openat2, base_fd, rest[0] ? rest : ".", &how, sizeof(how));
+	if (fd < 0)
+		return negative_errno();
+	return fstat(fd, st) < 0 ? negative_errno() : 0;
+}
+
+/* Is maskedPaths[@i] under an earlier entry? That one is an empty read-only tmpfs already,
+ * where nothing can be made (or a file, which has nothing under it). */
+static bool masked_before(const struct cr_oci_config *c, size_t i)
+{
+	const char *rest;
+
+	for (size_t k = 0; k < i; k++)
+		if (under(c->masked_paths.v[i], c->masked_paths.v[k], &rest) && rest[0])
+			return true;
+	return false;
+}
+
+/* A mount's propagation options ("shared", "rslave"...), each in order once it is made. */
+static int add_propagation(struct cr_policy *p, const struct cr_oci_mount *m)
+{
+	int r = 0;
+
+	for (size_t k = 0; r >= 0 && k < m->options.n; k++) {
+		unsigned long flags = cr_oci_propagation(m->options.v[k]);
+		struct cr_fs_op *op;
+
+		if (!flags)
+			continue;
+		r = add(p, CR_FS_PROPAGATION, 0, NULL, m->destination, &op);
+		if (r >= 0)
+			op->mode = (uint32_t)flags;
+	}
+	return r;
+}
+
+static int add_mount(struct cr_policy *p, const struct cr_oci_mount *m, size_t i,
+		     const char *bundle, bool *sys_done, char *err, size_t size)
+{
+	int r = add_mount_op(p, m, i, bundle, sys_done, err, size);
+
+	return r ?: add_propagation(p, m);
+}
+
+/* maskedPaths: a directory gets an empty read-only tmpfs, anything else /dev/null; a path the
+ * container will not have is skipped. readonlyPaths: remounted read-only. Each is looked at
+ * where the container will see it (container_path()): the rootfs's own /masked-dir as much as
+ * /proc/kcore. */
+static int add_masks(struct cr_policy *p, const struct cr_oci_config *c, const char *root,
+		     const char *bundle)
 {
 	int r = 0;
 
@@ -144,8 +250,13 @@ static int add_masks(struct cr_policy *p, const struct cr_oci_config *c)
 		const char *m = c->masked_paths.v[i];
 		struct stat st;
 
-		if (stat(m, &st) < 0)
+		if (masked_before(c, i))
+			continue; /* under a directory already masked: hidden with it */
+		r = container_stat(c, root, bundle, m, &st);
+		if (r < 0) {
+			r = r == -ENOMEM ? r : 0;
 			continue;
+		}
 		if (S_ISDIR(st.st_mode)) {
 			struct cr_fs_op *op;
 
@@ -159,14 +270,90 @@ static int add_masks(struct cr_policy *p, const struct cr_oci_config *c)
 	for (size_t i = 0; r >= 0 && i < c->readonly_paths.n; i++) {
 		struct stat st;
 
-		if (stat(c->readonly_paths.v[i], &st) == 0)
+		r = container_stat(c, root, bundle, c->readonly_paths.v[i], &st);
+		if (r >= 0)
 			r = add(p, CR_FS_REMOUNT_RO, 0, NULL, c->readonly_paths.v[i], NULL);
+		else if (r != -ENOMEM)
+			r = 0;
 	}
 	return r;
 }
 
+/* May the container open device @type @major:@minor? linux.resources.devices in order, the last
+ * rule that matches it for reading or writing deciding ("m" alone is about mknod, which every
+ * mount's nodev makes moot); none: no. */
+static bool device_allowed(const struct cr_oci_resources *res, char type, uint32_t major,
+			   uint32_t minor)
+{
+	bool allowed = false;
+
+	for (size_t i = 0; i < res->n_devices; i++) {
+		const struct cr_oci_device_rule *d = &res->devices[i];
+
+		if ((d->type == 'a' || d->type == type) && (d->major < 0 || d->major == major) &&
+		    (d->minor < 0 || d->minor == minor) &&
+		    (strchr(d->access, 'r') || strchr(d->access, 'w')))
+			allowed = d->allow;
+	}
+	return allowed;
+}
+
+/* Is @path on a tmpfs of mounts[] (the container's /dev), which goes with the container? */
+static bool on_tmpfs(const struct cr_oci_config *c, const char *path)
+{
+	const char *rest;
+
+	for (size_t i = c->n_mounts; i-- > 0;)
+		if (under(path, c->mounts[i].destination, &rest) && rest[0])
+			return c->mounts[i].type && strcmp(c->mounts[i].type, "tmpfs") == 0;
+	return false;
+}
+
+/* linux.devices: each made with mknod where the sandbox can (a root caller without a user
+ * namespace; a FIFO anywhere), usable only if resources.devices allows it; in a user
+ * namespace, the host's own node at that path bound, when it is that device. */
+static int add_devices(struct cr_policy *p, const struct cr_oci_config *c, bool can_mknod,
+		       char *err, size_t size)
+{
+	for (size_t i = 0; i < c->n_devices; i++) {
+		const struct cr_oci_device *d = &c->devices[i];
+		char type = d->type == 'u' ? 'c' : d->type;
+		bool usable = type != 'p' && device_allowed(&c->resources, type, d->major, d->minor);
+		unsigned ifmt = type == 'c' ? S_IFCHR : type == 'b' ? S_IFBLK : S_IFIFO;
+		struct cr_fs_op *op;
+		struct stat st;
+		int r;
+
+		/* a node made in the image, or in a host directory bound in, would stay on the host,
+		 * usable there by whoever reaches it */
+		if (can_mknod && type != 'p' && !on_tmpfs(c, d->path))
+			return fail(err, size, -EPERM,
+				    "linux.devices[%zu]: %s: a device node is made only on a tmpfs of mounts[] (/dev), not in the image or a host directory, where it would outlive the container",
+				    i, d->path);
+		if (can_mknod || type == 'p') {
+			r = add(p, CR_FS_NODE, usable ? CR_FS_DEVICES : 0, NULL, d->path, &op);
+			if (r < 0)
+				return r;
+			op->mode = ifmt | d->mode;
+			op->size = makedev(d->major, d->minor);
+			op->uid = d->uid;
+			op->gid = d->gid;
+			continue;
+		}
+		if (stat(d->path, &st) < 0 || (st.st_mode & S_IFMT) != ifmt ||
+		    st.st_rdev != makedev(d->major, d->minor))
+			return fail(err, size, -EOPNOTSUPP,
+				    "linux.devices[%zu]: %s: no node can be made in a user namespace, and the host has no %c %u:%u there to bind",
+				    i, d->path, type, d->major, d->minor);
+		r = add(p, CR_FS_BIND, usable ? CR_FS_DEVICES : 0, d->path, d->path, NULL);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 static int add_filesystem(struct cr_policy *p, const struct cr_oci_config *c, const char *bundle,
-			  char *err, size_t size)
+			  bool can_mknod, char *err, size_t size)
 {
 	_cleanup_free_ char *root = NULL;
 	bool sys_done = false;
@@ -179,9 +366,15 @@ static int add_filesystem(struct cr_policy *p, const struct cr_oci_config *c, co
 	r = r ?: add(p, CR_FS_BIND, 0, root, "/", NULL);
 	for (size_t i = 0; r >= 0 && i < c->n_mounts; i++)
 		r = add_mount(p, &c->mounts[i], i, bundle, &sys_done, err, size);
-	r = r ?: add_masks(p, c);
+	r = r ?: add_devices(p, c,
+			     can_mknod && !(p->ex.namespaces & CR_NS_USER) && p->ex.userns_fd < 0,
+			     err, size);
+	r = r ?: add_masks(p, c, root, bundle);
 	if (r >= 0 && c->root_readonly)
 		r = add(p, CR_FS_REMOUNT_RO, 0, NULL, "/", NULL);
+	/* set by the driver once the root is / (pivot_root() refuses a shared one) */
+	if (c->rootfs_propagation && c->rootfs_propagation[0])
+		p->ex.root_propagation = cr_oci_propagation(c->rootfs_propagation);
 	return r;
 }
 
@@ -263,19 +456,6 @@ static int add_namespaces(struct cr_policy *p, const struct cr_oci_config *c, ch
 	return 0;
 }
 
-/* uidMappings/gidMappings: the engine maps one id, the process's, to the caller's own. */
-static int check_mapping(const struct cr_oci_idmap *m, size_t n, uint32_t inside,
-			 uint32_t outside, const char *field, char *err, size_t size)
-{
-	if (n == 0)
-		return 0;
-	if (n == 1 && m[0].size >= 1 && m[0].host_id == outside && m[0].container_id == inside)
-		return 0;
-	return fail(err, size, -EOPNOTSUPP,
-		    "linux.%s: corral maps one id yet, the process's (%u) to the caller's (%u)",
-		    field, inside, outside);
-}
-
 static int add_ids(struct cr_policy *p, const struct cr_oci_config *c,
 		   const struct cr_oci_caller *caller, char *err, size_t size)
 {
@@ -295,10 +475,11 @@ static int add_ids(struct cr_policy *p, const struct cr_oci_config *c,
 			    "process.user: without a user namespace corral runs the process as the caller (%u:%u) yet",
 			    caller->uid, caller->gid);
 	if (userns) {
-		r = check_mapping(c->uid_mappings, c->n_uid_mappings, pr->uid, caller->uid,
-				  "uidMappings", err, size);
-		r = r ?: check_mapping(c->gid_mappings, c->n_gid_mappings, pr->gid, caller->gid,
-				       "gidMappings", err, size);
+		r = cr_oci_idmap_text(c->uid_mappings, c->n_uid_mappings, pr->uid, caller->uid,
+				      "uidMappings", &p->ex.uid_map, &p->ex.host_uid, err, size);
+		r = r ?: cr_oci_idmap_text(c->gid_mappings, c->n_gid_mappings, pr->gid,
+					   caller->gid, "gidMappings", &p->ex.gid_map,
+					   &p->ex.host_gid, err, size);
 		if (r < 0)
 			return r;
 	}
@@ -373,9 +554,10 @@ static int refuse_unimplemented(const struct cr_oci_config *c, char *err, size_t
 						     : CR_OCI_HOOK_START_CONTAINER));
 	/* linux.resources.devices is accepted as it stands: every mount corral makes is nodev and
 	 * its /dev holds only the nodes runtimes allow whatever the list says (null, zero, full,
-	 * random, urandom, tty, ptmx and the pts), and linux.devices is refused, so no other node
-	 * can be opened in the container: an allow rule grants nothing more, a deny rule takes
-	 * nothing away that a devices cgroup would (docs/oci.md) */
+	 * random, urandom, tty, ptmx and the pts), and a linux.devices node is usable only where
+	 * the list allows it (add_devices()): no other node can be opened in the container, an
+	 * allow rule grants nothing more, a deny rule takes nothing away that a devices cgroup
+	 * would (docs/oci.md) */
 	return 0;
 }
 
@@ -404,15 +586,18 @@ int cr_oci_policy_build(const struct cr_oci_config *c, const char *bundle,
 	ret->ex.nested_userns = !(ret->ex.namespaces & CR_NS_USER);
 	r = r ?: cr_oci_sysctl_check(&c->sysctl, ret->ex.namespaces | ret->ex.joins, err, size);
 	r = r ?: add_ids(ret, c, caller, err, size);
-	r = r ?: add_filesystem(ret, c, bundle, err, size);
+	r = r ?: add_filesystem(ret, c, bundle, caller->uid == 0, err, size);
 	r = r ?: add_limits(ret, c, err, size);
 	r = r ?: cr_oci_seccomp_compile(&c->seccomp, ret, err, size);
 	r = r ?: copy_strv(&pr->args, &ret->argv);
 	r = r ?: copy_strv(&pr->env, &ret->env);
 	if (r >= 0 && !(ret->cwd = strdup(pr->cwd ? pr->cwd : "/")))
 		r = -ENOMEM;
-	if (r >= 0 && c->hostname && c->hostname[0] && !(ret->ex.namespaces & CR_NS_UTS))
-		r = fail(err, size, -EINVAL, "hostname: needs a uts namespace");
+	/* made or joined (a pod's, set there as other runtimes do); never the caller's own */
+	if (r >= 0 && c->hostname && c->hostname[0] &&
+	    !((ret->ex.namespaces | ret->ex.joins) & CR_NS_UTS))
+		r = fail(err, size, -EINVAL,
+			 "hostname: needs a uts namespace other than the caller's (made or joined)");
 	if (r >= 0 && c->hostname && c->hostname[0] && !(ret->hostname = strdup(c->hostname)))
 		r = -ENOMEM;
 	ret->net = ret->ex.namespaces & CR_NS_NET ? CR_NET_NONE : CR_NET_HOST;

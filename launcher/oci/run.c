@@ -24,6 +24,7 @@
 #include "launcher/driver.h"
 #include "launcher/outcome.h"
 #include "launcher/status.h"
+#include "lsm.h"
 #include "run.h"
 #include "state.h"
 #include "sysctl.h"
@@ -130,6 +131,22 @@ static pid_t init_pid(const struct cr_driver *drv, struct cr_run *run)
 	return -1;
 }
 
+/* What config.json asked that create accepted and said it would not apply (lsm.h): "oci_not_applied". */
+static int not_applied(const struct monitor *m, json_object *st)
+{
+	char note[256], err[256];
+	json_object *a;
+
+	if (cr_oci_lsm_check(m->config, false, note, sizeof(note), err, sizeof(err)) < 0 || !note[0])
+		return 0;
+	a = json_object_new_array();
+	if (!a || json_object_array_add(a, json_object_new_string(note)) < 0) {
+		json_object_put(a);
+		return -ENOMEM;
+	}
+	return cr_json_add(st, "oci_not_applied", a);
+}
+
 /* corral's JSON status of the container, in ROOT/ID/status.json once it ended. */
 static void write_status(const struct monitor *m, const struct cr_driver *drv, struct cr_run *run,
 			 const struct cr_outcome *out)
@@ -146,7 +163,7 @@ static void write_status(const struct monitor *m, const struct cr_driver *drv, s
 		json_object_put(TAKE_PTR(enforced));
 	s.enforced = enforced;
 	st = cr_status_build(&s);
-	if (st)
+	if (st && not_applied(m, st) >= 0)
 		(void)oci_write_json(m->dfd, "status.json", st);
 }
 
@@ -167,7 +184,7 @@ static _Noreturn void exit_like(const struct cr_outcome *out)
  * the container's process, whose namespaces a hook joins); then hooks.json for start and delete. */
 static int run_create_hooks(const struct monitor *m, pid_t init, char *why, size_t size)
 {
-	_cleanup_(oci_json_putp) json_object *st = state_doc(m, "creating", init), *doc = NULL;
+	_cleanup_(oci_json_putp) json_object *st = state_doc(m, "created", init), *doc = NULL;
 	const char *text;
 	int r;
 

@@ -22,6 +22,11 @@ enum cr_fs_op_kind {
 	CR_FS_MQUEUE,	  /* an mqueue file system at dst */
 	CR_FS_FILE,	  /* a file at dst with fd's contents: mode; flags BOUND: bind it; RO */
 	CR_FS_OVERLAY,	  /* overlayfs at dst: lowers (src, ':'-joined) and upper/work or tmp */
+	CR_FS_PROPAGATION, /* the mount at dst gets propagation mode: MS_SHARED, MS_SLAVE,
+			    * MS_PRIVATE or MS_UNBINDABLE, with MS_REC for those under it */
+	CR_FS_NODE,	   /* a device node or FIFO made at dst: mode (S_IFCHR, S_IFBLK or S_IFIFO
+			    * and the permissions), size (its dev_t), owned by uid:gid; flag
+			    * DEVICES: usable (bound over itself without nodev), else not */
 	_CR_FS_OP_KIND_MAX,
 	_CR_FS_OP_KIND_INVALID = -1,
 };
@@ -47,6 +52,7 @@ struct cr_fs_op {
 	char *upper;	  /* OVERLAY: host upper and work directories, or NULL */
 	char *work;
 	int fd;		  /* BIND_FD, FILE: the caller's descriptor; -1 otherwise */
+	uint32_t uid, gid; /* NODE: its owner */
 };
 
 const char *cr_fs_op_kind_to_string(enum cr_fs_op_kind k);

@@ -118,6 +118,8 @@ void cr_policy_done(struct cr_policy *p)
 	free(p->seccomp_profile);
 	cr_fs_ops_free(p->fs_ops, p->n_fs_ops);
 	free(p->ex.argv0);
+	free(p->ex.uid_map);
+	free(p->ex.gid_map);
 	for (size_t i = 0; i < p->ex.n_seccomp_programs; i++)
 		free(p->ex.seccomp_programs[i].insns);
 	free(p->ex.seccomp_programs);

@@ -109,6 +109,10 @@ struct cr_explicit {
 	bool nested_userns;   /* the command may make user namespaces (false: --disable-userns) */
 	bool assert_no_userns; /* fail unless the command cannot make a user namespace */
 	uint32_t uid, gid;    /* the command's ids inside its user namespace */
+	char *uid_map, *gid_map; /* the maps' whole text ("INSIDE OUTSIDE COUNT" lines) when the
+				  * door maps ranges (a root caller's OCI config); NULL: uid and
+				  * gid to the caller's own */
+	uint32_t host_uid, host_gid; /* with the maps: uid's and gid's host ids under them */
 	uint64_t caps;	      /* capabilities kept, bit N for capability N; 0: none */
 	bool caps_inheritable; /* the inheritable set holds them too */
 	bool as_pid_1;	      /* the command is the sandbox's first process: no init before it */
@@ -135,6 +139,10 @@ struct cr_explicit {
 			       * sandbox is made in (setns to join_fds[bit's index]) rather than
 			       * made new or shared with the caller: a pod's (0: none) */
 	int join_fds[6];
+	unsigned long root_propagation; /* the new root's, set once it is /: MS_SHARED, MS_SLAVE,
+					 * MS_PRIVATE or MS_UNBINDABLE, MS_REC for those under
+					 * it; 0: private, as every mount of the sandbox is made
+					 * (stage_mount_ns()) */
 	char **lock_files;    /* paths inside the sandbox its init holds a read lock on while it
 			       * lives, NULL-terminated; NULL: none */
 };

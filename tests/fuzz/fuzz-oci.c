@@ -5,7 +5,10 @@
  * an accepted one has what `create` relies on (a root path; args and an absolute cwd when there
  * is a process; absolute mount destinations, masked and read-only paths; each namespace once,
  * id mappings only with a user namespace, within 32 bits; rlimits soft <= hard; seccomp argument
- * indexes 0 to 5, rules naming a syscall; known capabilities only); written back as JSON by
+ * indexes 0 to 5, rules naming a syscall; known capabilities only; linux.devices with an
+ * absolute path without '..' and a known type; a propagation mode that has flags; the id maps
+ * idmaps.c writes for root never mapping host id 0, and none for a user but its own id, one line
+ * per range); written back as JSON by
  * json-c and parsed again, it is accepted with the same counts and strings. state.json is
  * accepted or refused the same way, and an accepted one gives state JSON with its id and
  * status. */
@@ -14,7 +17,32 @@
 
 #include "fuzz-util.h"
 #include "launcher/oci/bundle.h"
+#include "launcher/oci/idmaps.h"
 #include "launcher/oci/state.h"
+
+/* The maps written for root (any ranges) and for a user (uid 1000): never host id 0 in a range,
+ * one line per range, and a user's only its own id. */
+static void check_idmaps(const struct cr_oci_config *c)
+{
+	char err[256], *text = NULL;
+	uint32_t out;
+	size_t lines = 0;
+
+	if (cr_oci_idmap_text(c->uid_mappings, c->n_uid_mappings, c->process.uid, 0, "uidMappings",
+			      &text, &out, err, sizeof(err)) == 0 && text) {
+		for (const char *p = text; (p = strchr(p, '\n')); p++)
+			lines++;
+		FUZZ_CHECK(lines == c->n_uid_mappings, "uid_map lines");
+		for (size_t i = 0; i < c->n_uid_mappings; i++)
+			FUZZ_CHECK(c->uid_mappings[i].host_id > 0, "host root mapped by range %zu", i);
+	}
+	free(text);
+	text = NULL;
+	if (cr_oci_idmap_text(c->uid_mappings, c->n_uid_mappings, c->process.uid, 1000,
+			      "uidMappings", &text, &out, err, sizeof(err)) == 0)
+		FUZZ_CHECK(!text && out == 1000, "a user maps another id");
+	free(text);
+}
 
 static void check_accepted(const struct cr_oci_config *c)
 {
@@ -52,6 +80,14 @@ static void check_accepted(const struct cr_oci_config *c)
 	}
 	for (int s = 0; s < _CR_OCI_CAPSET_MAX; s++)
 		FUZZ_CHECK(c->process.caps[s] < (1ULL << 41), "unknown capability bit");
+	for (size_t i = 0; i < c->n_devices; i++)
+		FUZZ_CHECK(c->devices[i].path[0] == '/' && !strstr(c->devices[i].path, "/../") &&
+				   strchr("cbup", c->devices[i].type) && c->devices[i].mode <= 07777,
+			   "device %zu", i);
+	FUZZ_CHECK(!c->rootfs_propagation || !c->rootfs_propagation[0] ||
+			   cr_oci_propagation(c->rootfs_propagation),
+		   "rootfsPropagation %s", c->rootfs_propagation);
+	check_idmaps(c);
 }
 
 static void check_round_trip(const struct cr_oci_config *c)

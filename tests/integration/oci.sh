@@ -148,7 +148,7 @@ for m in $MODES; do
 		'[ "$RC" = 0 ] && [[ $OUT == *"features"* && $OUT == *"state ID"* && $OUT == *"--root DIR"* && $OUT == *"--log-format"* ]]'
 	oci "$m" features
 	is "$m: corral oci features: the runtime-spec features JSON (versions, the hooks that run, namespaces with user, 41 capabilities, seccomp on, AppArmor and SELinux off, corral's annotations)" \
-		'[ "$RC" = 0 ] && [ "$(json_get "$OUT" "[d[\"ociVersionMin\"], d[\"ociVersionMax\"], d[\"hooks\"], \"user\" in d[\"linux\"][\"namespaces\"], len(d[\"linux\"][\"capabilities\"]), d[\"linux\"][\"seccomp\"][\"enabled\"], d[\"linux\"][\"apparmor\"][\"enabled\"], d[\"linux\"][\"selinux\"][\"enabled\"], sorted(k for k in d[\"annotations\"] if k.startswith(\"io.corral.\"))]")" = "['"'"'1.0.0'"'"', '"'"'1.2.0'"'"', ['"'"'prestart'"'"', '"'"'createRuntime'"'"', '"'"'poststart'"'"', '"'"'poststop'"'"'], True, 41, True, False, False, ['"'"'io.corral.landlock'"'"', '"'"'io.corral.tcp-connect'"'"', '"'"'io.corral.version'"'"']]" ]'
+		'[ "$RC" = 0 ] && [ "$(json_get "$OUT" "[d[\"ociVersionMin\"], d[\"ociVersionMax\"], d[\"hooks\"], \"user\" in d[\"linux\"][\"namespaces\"], len(d[\"linux\"][\"capabilities\"]), d[\"linux\"][\"seccomp\"][\"enabled\"], d[\"linux\"][\"apparmor\"][\"enabled\"], d[\"linux\"][\"selinux\"][\"enabled\"], sorted(k for k in d[\"annotations\"] if k.startswith(\"io.corral.\"))]")" = "['"'"'1.0.0'"'"', '"'"'1.2.0'"'"', ['"'"'prestart'"'"', '"'"'createRuntime'"'"', '"'"'poststart'"'"', '"'"'poststop'"'"'], True, 41, True, False, False, ['"'"'io.corral.landlock'"'"', '"'"'io.corral.selinux'"'"', '"'"'io.corral.tcp-connect'"'"', '"'"'io.corral.version'"'"']]" ]'
 	ln -sf "$CORRAL" "$CR_TMP/bin/corral-oci"
 	OUT=$(as "$m" "$CR_TMP/bin/corral-oci" features 2>&1)
 	RC=$?
@@ -213,8 +213,9 @@ for m in $MODES; do
 	run_box "$m" "$broot" "$bb/life" life
 	mpid=$(cat "$BOX_PIDFILE" 2>/dev/null)
 	oci "$m" --root "$broot" state life
-	is "$m: create returns leaving the container created: its pid in --pid-file and in state, the process not started yet" \
-		'[ -n "$mpid" ] && [ "$(json_get "$OUT" "[d[\"status\"], d[\"pid\"] == int(\"$mpid\"), d[\"bundle\"]]")" = "['"'"'created'"'"', True, '"'"'$bb/life'"'"']" ] && [ ! -s "$BOX_OUT" ]'
+	ipid=$(json_get "$(cat "$broot/life/state.json")" 'd["init_pid"]')
+	is "$m: create returns leaving the container created: the monitor's pid in --pid-file, the container's process's in state (in a pid namespace of its own), the process not started yet" \
+		'[ -n "$mpid" ] && [ "$(json_get "$OUT" "[d[\"status\"], d[\"pid\"] == int(\"$ipid\"), d[\"bundle\"]]")" = "['"'"'created'"'"', True, '"'"'$bb/life'"'"']" ] && [ "$ipid" != "$mpid" ] && [ "$(readlink "/proc/$ipid/ns/pid")" != "$(readlink /proc/self/ns/pid)" ] && [ ! -s "$BOX_OUT" ]'
 	oci "$m" --root "$broot" start life
 	wait_for test -e "$BOX_RES"
 	is "$m: start runs it: its output on the stdout create was given, and the reaper of the pid in --pid-file gets the process's exit status (7)" \
@@ -434,7 +435,7 @@ c["hooks"] = {k: [h(k)] for k in ("prestart", "createRuntime", "poststart", "pos
 	oci "$m" --root "$broot" delete hk
 	OUT="order: $(tr '\n' ' ' <"$hd/order" 2>/dev/null); at create: $created; prestart: $(cat "$hd/prestart" 2>/dev/null); poststop: $(cat "$hd/poststop" 2>/dev/null); res: $(cat "$BOX_RES")"
 	is "$m: hooks run in order (prestart, createRuntime during create; poststart at start; poststop at delete), each with the state on stdin (the container's pid, its status)" \
-		'[ "$(tr "\n" " " <"$hd/order")" = "prestart createRuntime poststart poststop " ] && [ "$created" = "prestart createRuntime " ] && [ "$(json_get "$(cat "$hd/prestart")" "[d[\"id\"], d[\"status\"], d[\"pid\"] == $hinit]")" = "['"'"'hk'"'"', '"'"'creating'"'"', True]" ] && [ "$(json_get "$(cat "$hd/poststart")" "d[\"status\"]")" = running ] && [ "$(json_get "$(cat "$hd/poststop")" "[d[\"status\"], \"pid\" in d]")" = "['"'"'stopped'"'"', False]" ] && [ "$(cat "$BOX_RES")" = "exited 0" ]'
+		'[ "$(tr "\n" " " <"$hd/order")" = "prestart createRuntime poststart poststop " ] && [ "$created" = "prestart createRuntime " ] && [ "$(json_get "$(cat "$hd/prestart")" "[d[\"id\"], d[\"status\"], d[\"pid\"] == $hinit]")" = "['"'"'hk'"'"', '"'"'created'"'"', True]" ] && [ "$(json_get "$(cat "$hd/poststart")" "d[\"status\"]")" = running ] && [ "$(json_get "$(cat "$hd/poststop")" "[d[\"status\"], \"pid\" in d]")" = "['"'"'stopped'"'"', False]" ] && [ "$(cat "$BOX_RES")" = "exited 0" ]'
 	# a failing prestart fails create: no container, no process left
 	make_bundle "$m" "$bb/hkf" "$rootfs" 'echo ESCAPED-HOOK'
 	config_set "$bb/hkf" 'c["hooks"] = {"prestart": [{"path": "/bin/sh", "args": ["sh", "-c", "echo refused-by-hook >&2; exit 3"]}]}'

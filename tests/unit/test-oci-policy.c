@@ -10,11 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 
 #include <cmocka.h>
 
 #include "launcher/base/macro.h"
 #include "launcher/oci/bundle.h"
+#include "launcher/oci/idmaps.h"
+#include "launcher/oci/lsm.h"
 #include "launcher/oci/policy.h"
 
 #define FIX(name) CR_OCI_FIXTURES "/" name
@@ -125,8 +128,8 @@ static void test_rootless(void **state)
 	done(&c, &p);
 	/* the same config for another user than its mappings name */
 	r = build(FIX("runc-spec-rootless.json"), NULL, NULL, 4242, &c, &p, err, sizeof(err));
-	assert_int_equal(r, -EOPNOTSUPP);
-	assert_non_null(strstr(err, "linux.uidMappings: corral maps one id yet"));
+	assert_int_equal(r, -EPERM);
+	assert_non_null(strstr(err, "linux.uidMappings: a caller other than root maps one id"));
 	done(&c, &p);
 }
 
@@ -166,9 +169,114 @@ static void test_refused(void **state)
 	}
 }
 
+/* uidMappings/gidMappings: what each caller may map, and the text written. */
+static void test_idmaps(void **state)
+{
+	static const struct cr_oci_idmap one = { 0, 1000, 1 }, ranges[] = { { 0, 100000, 65536 },
+									  { 65536, 300000, 10 } };
+	static const struct cr_oci_idmap root0[] = { { 0, 100000, 10 }, { 10, 0, 1 } },
+					 wide[] = { { 0, 0, 65536 } },
+					 overlap[] = { { 0, 100000, 10 }, { 5, 200000, 10 } },
+					 hoverlap[] = { { 0, 100000, 10 }, { 20, 100005, 10 } };
+	char err[256], *text = NULL;
+	uint32_t out = 7;
+
+	/* the one id, the process's to the caller's: nothing to write but that */
+	assert_int_equal(cr_oci_idmap_text(&one, 1, 0, 1000, "uidMappings", &text, &out, err,
+					   sizeof(err)), 0);
+	assert_null(text);
+	assert_int_equal(out, 1000);
+	assert_int_equal(cr_oci_idmap_text(NULL, 0, 0, 1000, "uidMappings", &text, &out, err,
+					   sizeof(err)), 0);
+	/* a user: ranges refused (no set-id helper) */
+	assert_int_equal(cr_oci_idmap_text(ranges, 2, 0, 1000, "uidMappings", &text, &out, err,
+					   sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "a caller other than root maps one id"));
+	/* root: ranges, written whole; the process's host id found */
+	assert_int_equal(cr_oci_idmap_text(ranges, 2, 65537, 0, "gidMappings", &text, &out, err,
+					   sizeof(err)), 0);
+	assert_string_equal(text, "0 100000 65536\n65536 300000 10\n");
+	assert_int_equal(out, 300001);
+	free(text);
+	/* root: host root in a range, overlaps, an unmapped process */
+	assert_int_equal(cr_oci_idmap_text(root0, 2, 0, 0, "uidMappings", &text, &out, err,
+					   sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "linux.uidMappings[1]: maps host id 0"));
+	assert_int_equal(cr_oci_idmap_text(wide, 1, 5, 0, "uidMappings", &text, &out, err,
+					   sizeof(err)), -EPERM);
+	assert_int_equal(cr_oci_idmap_text(overlap, 2, 0, 0, "uidMappings", &text, &out, err,
+					   sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "linux.uidMappings[1]: overlaps [0]"));
+	assert_int_equal(cr_oci_idmap_text(hoverlap, 2, 0, 0, "uidMappings", &text, &out, err,
+					   sizeof(err)), -EINVAL);
+	assert_int_equal(cr_oci_idmap_text(ranges, 2, 70000, 0, "uidMappings", &text, &out, err,
+					   sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "the process's id 70000 is not mapped"));
+	assert_null(text);
+}
+
+/* linux.mountLabel: a note where SELinux is off, refused where it is on, nothing without one. */
+static void test_lsm(void **state)
+{
+	struct cr_oci_config c = { .mount_label = "system_u:object_r:svirt_sandbox_file_t:s0" };
+	char note[256], err[256] = "";
+
+	assert_int_equal(cr_oci_lsm_check(&c, false, note, sizeof(note), err, sizeof(err)), 0);
+	assert_string_equal(note, "linux.mountLabel: not applied: SELinux is not enabled on this host");
+	assert_int_equal(cr_oci_lsm_check(&c, true, note, sizeof(note), err, sizeof(err)),
+			 -EOPNOTSUPP);
+	assert_non_null(strstr(err, "linux.mountLabel: SELinux is enabled on this host"));
+	c.mount_label = "";
+	assert_int_equal(cr_oci_lsm_check(&c, true, note, sizeof(note), err, sizeof(err)), 0);
+	assert_string_equal(note, "");
+}
+
+/* Propagation: the names runtimes take, and where each lands in the policy. */
+static void test_propagation(void **state)
+{
+	struct cr_oci_config c;
+	struct cr_policy p;
+	char err[512] = "";
+	size_t n = 0;
+	int r;
+
+	assert_int_equal(cr_oci_propagation("shared"), MS_SHARED);
+	assert_int_equal(cr_oci_propagation("rshared"), MS_SHARED | MS_REC);
+	assert_int_equal(cr_oci_propagation("rslave"), MS_SLAVE | MS_REC);
+	assert_int_equal(cr_oci_propagation("private"), MS_PRIVATE);
+	assert_int_equal(cr_oci_propagation("runbindable"), MS_UNBINDABLE | MS_REC);
+	assert_int_equal(cr_oci_propagation("rr"), 0);
+	assert_int_equal(cr_oci_propagation("r"), 0);
+	assert_int_equal(cr_oci_propagation(""), 0);
+	assert_int_equal(cr_oci_propagation("Shared"), 0);
+	/* a mount's option: its own operation after the mount, at its destination */
+	r = build(FIX("runc-spec.json"), "\"options\": [\n\t\t\t\t\"nosuid\",\n\t\t\t\t\"noexec\",\n\t\t\t\t\"nodev\",\n\t\t\t\t\"ro\"",
+		  "\"options\": [\"rslave\", \"ro\"", 0, &c, &p, err, sizeof(err));
+	assert_int_equal(r, 0);
+	for (size_t i = 0; i < p.n_fs_ops; i++)
+		if (p.fs_ops[i].kind == CR_FS_PROPAGATION) {
+			assert_string_equal(p.fs_ops[i].dst, "/sys");
+			assert_int_equal(p.fs_ops[i].mode, MS_SLAVE | MS_REC);
+			assert_string_equal(p.fs_ops[i - 1].dst, "/sys");
+			n++;
+		}
+	assert_int_equal(n, 1);
+	assert_int_equal(p.ex.root_propagation, 0);
+	done(&c, &p);
+	/* rootfsPropagation: for the driver to set once the root is / */
+	r = build(FIX("runc-spec.json"), "\"linux\": {", "\"linux\": {\"rootfsPropagation\": \"shared\",",
+		  0, &c, &p, err, sizeof(err));
+	assert_int_equal(r, 0);
+	assert_int_equal(p.ex.root_propagation, MS_SHARED);
+	done(&c, &p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_propagation),
+		cmocka_unit_test(test_idmaps),
+		cmocka_unit_test(test_lsm),
 		cmocka_unit_test(test_runc_spec),
 		cmocka_unit_test(test_rootless),
 		cmocka_unit_test(test_refused),

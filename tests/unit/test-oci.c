@@ -249,9 +249,7 @@ static void test_unsupported_fields(void **state)
 	refused("{" MIN "," PROC ",\"linux\":{\"personality\":{\"domain\":\"LINUX32\"}}}",
 		"linux.personality: not supported");
 	refused("{" MIN "," PROC ",\"linux\":{\"devices\":[{\"path\":\"/dev/fuse\",\"type\":\"c\"}]}}",
-		"linux.devices: not supported");
-	refused("{" MIN "," PROC ",\"linux\":{\"mountLabel\":\"system_u:object_r:x\"}}",
-		"linux.mountLabel: not supported");
+		"linux.devices[0]: major and minor are required for type c");
 	refused("{" MIN "," PROC ",\"linux\":{\"resources\":{\"hugepageLimits\":[{\"pageSize\":\"2MB\",\"limit\":0}]}}}",
 		"linux.resources.hugepageLimits: not supported");
 	refused("{" MIN "," PROC ",\"linux\":{\"resources\":{\"memory\":{\"swappiness\":0}}}}",
@@ -280,8 +278,18 @@ static void test_unsupported_fields(void **state)
 		"hooks.prestart[0].unknown: not supported");
 	refused("{" MIN "," PROC ",\"hooks\":{\"onReboot\":[{\"path\":\"/bin/true\"}]}}",
 		"hooks.onReboot: not supported");
-	refused("{" MIN "," PROC ",\"linux\":{\"rootfsPropagation\":\"shared\"}}",
-		"linux.rootfsPropagation: 'shared' is not supported");
+	refused("{" MIN "," PROC ",\"linux\":{\"devices\":[{\"path\":\"/dev/x\",\"major\":1,\"minor\":5}]}}",
+		"linux.devices[0]: type: c, b, u or p is required");
+	refused("{" MIN "," PROC ",\"linux\":{\"devices\":[{\"path\":\"/dev/x\",\"type\":\"b\"}]}}",
+		"linux.devices[0]: major and minor are required for type b");
+	refused("{" MIN "," PROC ",\"linux\":{\"devices\":[{\"path\":\"/dev/..\",\"type\":\"p\"}]}}",
+		"linux.devices[0]: path: an absolute path without '..' is required");
+	refused("{" MIN "," PROC ",\"linux\":{\"devices\":[{\"path\":\"dev/x\",\"type\":\"p\"}]}}",
+		"linux.devices[0]: path: an absolute path");
+	refused("{" MIN "," PROC ",\"linux\":{\"devices\":[{\"path\":\"/dev/x\",\"type\":\"c\",\"major\":1,\"minor\":5,\"fileMode\":8192}]}}",
+		"linux.devices[0].fileMode");
+	refused("{" MIN "," PROC ",\"linux\":{\"rootfsPropagation\":\"rshare\"}}",
+		"linux.rootfsPropagation: 'rshare' is not a propagation mode");
 	refused("{" MIN "," PROC ",\"linux\":{\"seccomp\":{\"defaultAction\":\"SCMP_ACT_NOTIFY\"}}}",
 		"linux.seccomp.defaultAction: SCMP_ACT_NOTIFY is not supported");
 }
