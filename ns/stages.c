@@ -328,7 +328,12 @@ static int explicit_userns(struct cr_child_ctx *ctx)
 	int r = 0;
 
 	if (!ex->nested_userns) {
-		r = write_proc(ctx->proc_fd, "sys/user/max_user_namespaces", "1");
+		/* Through the sandbox's own /proc when the plan mounted one (open_max_userns()). */
+		if (ctx->max_userns_fd >= 0)
+			r = write(ctx->max_userns_fd, "1", 1) == 1 ? 0 : negative_errno();
+		else
+			r = write_proc(ctx->proc_fd, "sys/user/max_user_namespaces", "1");
+		closep(&ctx->max_userns_fd);
 		if (r >= 0 && unshare(CLONE_NEWUSER) < 0)
 			r = negative_errno();
 		if (r >= 0)
