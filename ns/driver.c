@@ -440,8 +440,9 @@ static int limits_again(struct cr_run *run)
 		(void)waitpid(run->pid, NULL, 0);
 		run->pid = -1;
 	}
-	closep(&run->msg_fd);
+	closep(&run->msg_fd); /* closep() leaves the number: reset, as others close them again */
 	closep(&run->sync_w);
+	run->msg_fd = run->sync_w = -EBADF;
 	run->cgroup = cr_cgroup_free(run->cgroup);
 	r = cr_ns_limits_prepare(run->policy, false, &run->ctx, &run->cgroup, &run->tmpfs_basis,
 				 &before, &run->error);

@@ -133,6 +133,7 @@ static int stage_cgroup_late(struct cr_child_ctx *ctx)
 	if (len <= 0)
 		_exit(CR_EXIT_SETUP_SILENT); /* corral failed or died; it reports */
 	closep(&ctx->sync_fd);
+	ctx->sync_fd = -EBADF;
 	r = take_fds(&mh, tasks, ELEMENTSOF(tasks));
 	if (r >= 0 && c != 'c')
 		r = -EPROTO;
