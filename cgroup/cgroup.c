@@ -531,6 +531,7 @@ static int open_tasks(struct cg_dir *dir, int *ret_fd)
 		int r = negative_errno();
 
 		closep(&dir->fd);
+		dir->fd = -EBADF; /* unused: cr_cgroup_free() must not close or remove it again */
 		(void)rmdir(dir->path);
 		return r;
 	}
