@@ -443,7 +443,8 @@ static int limits_again(struct cr_run *run)
 	closep(&run->msg_fd); /* closep() leaves the number: reset, as others close them again */
 	closep(&run->sync_w);
 	run->msg_fd = run->sync_w = -EBADF;
-	run->cgroup = cr_cgroup_free(run->cgroup);
+	run->cgroup = run->ctx.cgroup = cr_cgroup_free(run->cgroup);
+	run->ctx.rlimits = NULL;
 	r = cr_ns_limits_prepare(run->policy, false, &run->ctx, &run->cgroup, &run->tmpfs_basis,
 				 &before, &run->error);
 	if (r < 0)
