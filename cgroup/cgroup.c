@@ -216,7 +216,7 @@ static int destroy_dir(const char *path, bool v2)
 
 /* Remove the run directories of launchers that are gone (killed with SIGKILL: they could not
  * clean up). A pid that was reused keeps its directory until that process is gone too. */
-static void remove_stale(const char *base, bool v2)
+static void remove_stale(const char *base, bool v2, bool own_made)
 {
 	DIR *d = NULL;
 	struct dirent *de;
@@ -224,8 +224,9 @@ static void remove_stale(const char *base, bool v2)
 	char path[PATH_MAX];
 
 	/* A cgroup directory's link count is 2 plus its subdirectories (kernfs): when the run's
-	 * own is the only one, nothing is stale and the directory need not be read. */
-	if (stat(base, &st) == 0 && st.st_nlink <= 3)
+	 * own (@own_made: not deferred) is the only one, nothing is stale and the directory need
+	 * not be read. */
+	if (stat(base, &st) == 0 && st.st_nlink <= (own_made ? 3u : 2u))
 		return;
 	d = opendir(base);
 	if (!d)
@@ -867,20 +868,23 @@ const struct cr_rlimits *cr_cgroup_rlimits(const struct cr_cgroup *cg)
 	return &cg->rl;
 }
 
-/* The directory @dir is in, once: co-mounted v1 controllers share one. */
-static void sweep_parent(const struct cg_dir *dir, bool v2, const char *done[], size_t *n)
+/* The directory @dir is in, once: co-mounted v1 controllers share one. A @pending directory's
+ * path is that directory itself (cr_cgroup_realize() has not made the run's yet). */
+static void sweep_parent(const struct cg_dir *dir, bool pending, bool v2, const char *done[],
+			 size_t *n)
 {
 	char base[PATH_MAX];
 	const char *slash = strrchr(dir->path, '/');
 
-	if (dir->fd < 0 || !slash)
+	if ((dir->fd < 0 && !pending) || !slash)
 		return;
 	for (size_t i = 0; i < *n; i++)
 		if (strcmp(done[i], dir->path) == 0)
 			return;
 	done[(*n)++] = dir->path;
-	(void)snprintf(base, sizeof(base), "%.*s", (int)(slash - dir->path), dir->path);
-	remove_stale(base, v2);
+	(void)snprintf(base, sizeof(base), "%.*s",
+		       pending ? (int)strlen(dir->path) : (int)(slash - dir->path), dir->path);
+	remove_stale(base, v2, !pending);
 }
 
 void cr_cgroup_sweep(const struct cr_cgroup *cg)
@@ -890,9 +894,9 @@ void cr_cgroup_sweep(const struct cr_cgroup *cg)
 
 	if (!cg || cg->placed)
 		return;
-	sweep_parent(&cg->v2, true, done, &n);
+	sweep_parent(&cg->v2, false, true, done, &n);
 	for (int c = 0; c < _CR_CTL_MAX; c++)
-		sweep_parent(&cg->v1[c], false, done, &n);
+		sweep_parent(&cg->v1[c], cg->pending & (1u << c), false, done, &n);
 }
 
 double cr_cgroup_setup_ms(const struct cr_cgroup *cg)

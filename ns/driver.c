@@ -605,12 +605,11 @@ static int spawn_once(struct cr_run *run)
 	}
 	if (write(run->sync_w, "1", 1) != 1)
 		return negative_errno();
-	r = cr_ns_limits_realize(run->cgroup, run->sync_w); /* while the sandbox builds itself */
-	if (r != 0)
-		return r;
+	/* While the sandbox builds itself: the sweep first, while pid 1's first stages make few
+	 * system calls; the directories pid 1 joins only before its fork. */
 	cr_cgroup_sweep(run->cgroup);
 	cr_stamp("sweep");
-	return 0;
+	return cr_ns_limits_realize(run->cgroup, run->sync_w);
 }
 
 static int spawn_sandbox(struct cr_run *run)
