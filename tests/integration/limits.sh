@@ -5,7 +5,9 @@
 # mode, that a memory hog is reported as OOM (exit 137), that a fork bomb stops at the pids limit
 # with the host unharmed, that --cpu-time stops a busy loop, and that no run-PID-N cgroup
 # directory is left after 100 runs, or after corral is killed with SIGKILL (the next run removes
-# it). The cgroup v2 side of the same assertions is in tests/vm/limits.sh.
+# it); that the v1 directories corral makes after clone hold the command from its first act, and
+# that a failure to make them restarts the run as one that made them before clone. The cgroup v2
+# side of the same assertions is in tests/vm/limits.sh.
 # shellcheck disable=SC2016 # the sh -c scripts are single-quoted on purpose
 # shellcheck source=tests/integration/lib.sh
 source "$CR_TESTS_DIR/integration/lib.sh"
