@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "launcher/policy/limits.h"
+
 enum cr_cgroup_ctl {
 	CR_CTL_MEMORY,
 	CR_CTL_PIDS,
@@ -38,3 +40,17 @@ int cr_cgroup_discover_usual(const char *proc_cgroup, struct cr_cgroup_host *ret
 /* The directory corral creates its run cgroups in, on v2: "<mount>/corral" for root, else the own
  * cgroup (its parent when corral already moved itself into the "corral-launcher" leaf). */
 int cr_cgroup_v2_base(const struct cr_cgroup_host *h, bool is_root, char *buf, size_t size);
+
+/* Shared by cgroup.c and probe.c (corral doctor's view of the same placement). */
+/* Where this process's hierarchies are, discovered once per process (all empty: unknown). */
+const struct cr_cgroup_host *cr_cg_host(void);
+/* @dfd/@file read into @buf, NUL-terminated (empty on failure). 0 or -errno. */
+int cr_cg_read_at(int dfd, const char *file, char *buf, size_t size);
+/* Whether the space- or newline-separated @list has @word. */
+bool cr_cg_has_word(const char *list, const char *word);
+/* Whether @dfd's cgroup.procs lists no process (@self_ok: none but corral itself); -errno. */
+int cr_cg_procs_empty(int dfd, bool self_ok);
+/* The controller that holds @l (enum cr_cgroup_ctl), and the rlimit that stands in for it: -1
+ * for none. */
+int cr_cg_limit_ctl(enum cr_limit l);
+int cr_cg_limit_rlimit(enum cr_limit l);

@@ -52,6 +52,10 @@ struct cr_cgroup {
 	struct cg_dir v1[_CR_CTL_MAX];
 	int v1_tasks[_CR_CTL_MAX]; /* tasks files for cr_cgroup_join(); -EBADF: none, co-mounted */
 	unsigned v2_ctls; /* bit per enum cr_cgroup_ctl */
+	/* v1 controllers whose run directories cr_cgroup_realize() makes after clone; their limits
+	 * are reported as written there. path holds the base directory until then. */
+	unsigned pending;
+	bool memsw; /* with memory pending: the hierarchy accounts swap (memory.memsw.*) */
 	/* The files of cr_cgroup_counters(), opened on first use, then read with pread(): a warm
 	 * sandbox reads them twice per exec. -EBADF: not opened yet; other negatives: none. */
 	int oom_fd, pids_fd;
@@ -80,7 +84,7 @@ static int write_at(int dfd, const char *file, const char *fmt, ...)
 	return 0;
 }
 
-static int read_at(int dfd, const char *file, char *buf, size_t size)
+int cr_cg_read_at(int dfd, const char *file, char *buf, size_t size)
 {
 	_cleanup_close_ int fd = openat(dfd, file, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
@@ -118,7 +122,7 @@ static uint64_t read_key(int *fd, int dfd, const char *file, const char *key)
 	return 0;
 }
 
-static bool has_word(const char *list, const char *word)
+bool cr_cg_has_word(const char *list, const char *word)
 {
 	size_t n = strlen(word);
 
@@ -130,7 +134,7 @@ static bool has_word(const char *list, const char *word)
 
 /* --- discovery, once per process ---------------------------------------------------------- */
 
-static const struct cr_cgroup_host *host(void)
+const struct cr_cgroup_host *cr_cg_host(void)
 {
 	static struct cr_cgroup_host h;
 	static bool done;
@@ -202,7 +206,7 @@ static int destroy_dir(const char *path, bool v2)
 		if (i % DESTROY_REKILL_EVERY == 0 && v2 && write_at(fd, "cgroup.kill", "1") == 0)
 			continue;
 		if (i % DESTROY_REKILL_EVERY == 0 &&
-		    read_at(fd, "cgroup.procs", procs, sizeof(procs)) == 0)
+		    cr_cg_read_at(fd, "cgroup.procs", procs, sizeof(procs)) == 0)
 			for (char *p = procs; *p; p += strcspn(p, "\n"), p += strspn(p, "\n"))
 				(void)kill((pid_t)atoi(p), SIGKILL);
 		(void)nanosleep(&(struct timespec){.tv_nsec = DESTROY_DELAY_NS}, NULL);
@@ -212,7 +216,7 @@ static int destroy_dir(const char *path, bool v2)
 
 /* Remove the run directories of launchers that are gone (killed with SIGKILL: they could not
  * clean up). A pid that was reused keeps its directory until that process is gone too. */
-static void remove_stale(const char *base, bool v2)
+static void remove_stale(const char *base, bool v2, bool own_made)
 {
 	DIR *d = NULL;
 	struct dirent *de;
@@ -220,8 +224,9 @@ static void remove_stale(const char *base, bool v2)
 	char path[PATH_MAX];
 
 	/* A cgroup directory's link count is 2 plus its subdirectories (kernfs): when the run's
-	 * own is the only one, nothing is stale and the directory need not be read. */
-	if (stat(base, &st) == 0 && st.st_nlink <= 3)
+	 * own (@own_made: not deferred) is the only one, nothing is stale and the directory need
+	 * not be read. */
+	if (stat(base, &st) == 0 && st.st_nlink <= (own_made ? 3u : 2u))
 		return;
 	d = opendir(base);
 	if (!d)
@@ -271,14 +276,14 @@ static int v2_enable(const char *dir, unsigned need)
 	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	char avail[256], on[256];
 
-	if (fd < 0 || read_at(fd, "cgroup.controllers", avail, sizeof(avail)) < 0 ||
-	    read_at(fd, "cgroup.subtree_control", on, sizeof(on)) < 0)
+	if (fd < 0 || cr_cg_read_at(fd, "cgroup.controllers", avail, sizeof(avail)) < 0 ||
+	    cr_cg_read_at(fd, "cgroup.subtree_control", on, sizeof(on)) < 0)
 		return negative_errno();
 	for (int c = 0; c < _CR_CTL_MAX; c++) {
 		const char *name = cr_cgroup_ctl_name(c);
 		int r;
 
-		if (!(need & (1u << c)) || has_word(on, name) || !has_word(avail, name))
+		if (!(need & (1u << c)) || cr_cg_has_word(on, name) || !cr_cg_has_word(avail, name))
 			continue;
 		r = write_at(fd, "cgroup.subtree_control", "+%s", name);
 		if (r < 0)
@@ -288,12 +293,12 @@ static int v2_enable(const char *dir, unsigned need)
 }
 
 /* Whether @dfd's cgroup.procs lists no process (@self_ok: none but corral itself). */
-static int procs_empty(int dfd, bool self_ok)
+int cr_cg_procs_empty(int dfd, bool self_ok)
 {
 	char procs[4096];
 	int self = getpid();
 
-	if (read_at(dfd, "cgroup.procs", procs, sizeof(procs)) < 0)
+	if (cr_cg_read_at(dfd, "cgroup.procs", procs, sizeof(procs)) < 0)
 		return negative_errno();
 	for (char *p = procs; *p; p += strcspn(p, "\n"), p += strspn(p, "\n"))
 		if (!self_ok || atoi(p) != self)
@@ -316,10 +321,10 @@ static int v2_user_base(const char *mount, char *base)
 
 	if (fd < 0)
 		return negative_errno();
-	r = procs_empty(fd, true);
+	r = cr_cg_procs_empty(fd, true);
 	if (r < 0)
 		return r;
-	if (r > 0 && procs_empty(fd, false) == 0) { /* corral alone: move into the leaf */
+	if (r > 0 && cr_cg_procs_empty(fd, false) == 0) { /* corral alone: move into the leaf */
 		if (mkdirat(fd, LAUNCHER_LEAF, 0755) < 0 && errno != EEXIST)
 			return negative_errno();
 		leaf = openat(fd, LAUNCHER_LEAF, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -337,7 +342,7 @@ static int v2_user_base(const char *mount, char *base)
 	fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || faccessat(fd, "cgroup.subtree_control", W_OK, 0) < 0)
 		return fd < 0 || errno == EACCES ? -EBUSY : negative_errno();
-	r = procs_empty(fd, false);
+	r = cr_cg_procs_empty(fd, false);
 	return r < 0 ? r : r ? 0 : -EBUSY;
 }
 
@@ -345,7 +350,7 @@ static int v2_user_base(const char *mount, char *base)
 static bool offers_any(const char *list, unsigned need)
 {
 	for (int c = 0; c < _CR_CTL_MAX; c++)
-		if ((need & (1u << c)) && has_word(list, cr_cgroup_ctl_name(c)))
+		if ((need & (1u << c)) && cr_cg_has_word(list, cr_cgroup_ctl_name(c)))
 			return true;
 	return false;
 }
@@ -366,7 +371,7 @@ static int v2_base(const struct cr_cgroup_host *h, unsigned need, char *base, si
 	 * is in none of its cgroups: then nothing is made or enabled here. */
 	*ret_have = 0;
 	fd = open(h->v2_mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || read_at(fd, "cgroup.controllers", on, sizeof(on)) < 0)
+	if (fd < 0 || cr_cg_read_at(fd, "cgroup.controllers", on, sizeof(on)) < 0)
 		return negative_errno();
 	closep(&fd);
 	if (!offers_any(on, need))
@@ -386,10 +391,10 @@ static int v2_base(const struct cr_cgroup_host *h, unsigned need, char *base, si
 	if (r < 0)
 		return r;
 	fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || read_at(fd, "cgroup.subtree_control", on, sizeof(on)) < 0)
+	if (fd < 0 || cr_cg_read_at(fd, "cgroup.subtree_control", on, sizeof(on)) < 0)
 		return negative_errno();
 	for (int c = 0; c < _CR_CTL_MAX; c++)
-		if ((need & (1u << c)) && has_word(on, cr_cgroup_ctl_name(c)))
+		if ((need & (1u << c)) && cr_cg_has_word(on, cr_cgroup_ctl_name(c)))
 			*ret_have |= 1u << c;
 	return 0;
 }
@@ -448,7 +453,7 @@ static int v1_write(int fd, enum cr_limit l, uint64_t v, uint64_t mem)
 
 /* --- one run -------------------------------------------------------------------------------- */
 
-static int limit_ctl(enum cr_limit l)
+int cr_cg_limit_ctl(enum cr_limit l)
 {
 	switch (l) {
 	case CR_LIMIT_MEMORY:
@@ -469,7 +474,7 @@ static int limit_ctl(enum cr_limit l)
 }
 
 /* The rlimit that stands in for @l, or -1. */
-static int limit_rlimit(enum cr_limit l)
+int cr_cg_limit_rlimit(enum cr_limit l)
 {
 	switch (l) {
 	case CR_LIMIT_MEMORY:
@@ -527,6 +532,7 @@ static int open_tasks(struct cg_dir *dir, int *ret_fd)
 		int r = negative_errno();
 
 		closep(&dir->fd);
+		dir->fd = -EBADF; /* unused: cr_cgroup_free() must not close or remove it again */
 		(void)rmdir(dir->path);
 		return r;
 	}
@@ -534,7 +540,24 @@ static int open_tasks(struct cg_dir *dir, int *ret_fd)
 	return 0;
 }
 
-static void try_v1(struct cr_cgroup *cg, const struct cr_cgroup_host *h, unsigned need,
+/* Whether @c's run directory can be left to cr_cgroup_realize(): corral's base directory is
+ * there and writable, so that the mkdir and the limits' writes are expected to succeed. */
+static bool v1_defer(struct cr_cgroup *cg, enum cr_cgroup_ctl c, const char *base)
+{
+	char memsw[PATH_MAX];
+
+	if (faccessat(AT_FDCWD, base, W_OK | X_OK, AT_EACCESS) < 0)
+		return false;
+	(void)strlcpy(cg->v1[c].path, base, sizeof(cg->v1[c].path));
+	cg->pending |= 1u << c;
+	if (c == CR_CTL_MEMORY)
+		cg->memsw = snprintf(memsw, sizeof(memsw), "%s/memory.memsw.limit_in_bytes", base) <
+				    (int)sizeof(memsw) &&
+			    access(memsw, F_OK) == 0;
+	return true;
+}
+
+static void try_v1(struct cr_cgroup *cg, const struct cr_cgroup_host *h, unsigned need, bool defer,
 		   char why[_CR_CTL_MAX][256])
 {
 	for (int c = 0; c < _CR_CTL_MAX; c++) {
@@ -550,15 +573,20 @@ static void try_v1(struct cr_cgroup *cg, const struct cr_cgroup_host *h, unsigne
 			continue;
 		}
 		for (int d = 0; d < c; d++) /* co-mounted controllers share one directory */
-			if (cg->v1[d].fd >= 0 && strcmp(h->v1_mount[d], h->v1_mount[c]) == 0) {
-				cg->v1[c].fd = fcntl(cg->v1[d].fd, F_DUPFD_CLOEXEC, 3);
+			if ((cg->v1[d].fd >= 0 || (cg->pending & (1u << d))) &&
+			    strcmp(h->v1_mount[d], h->v1_mount[c]) == 0) {
+				cg->pending |= cg->pending & (1u << d) ? 1u << c : 0;
+				cg->v1[c].fd = cg->v1[d].fd < 0 ? -EBADF
+								: fcntl(cg->v1[d].fd, F_DUPFD_CLOEXEC, 3);
 				(void)strlcpy(cg->v1[c].path, cg->v1[d].path, sizeof(cg->v1[c].path));
-				r = cg->v1[c].fd < 0 ? negative_errno() : 1;
+				r = cg->v1[c].fd < 0 && cg->v1[d].fd >= 0 ? negative_errno() : 1;
 			}
 		if (r != 0)
 			continue;
 		(void)snprintf(base, sizeof(base), "%s%s/corral", h->v1_mount[c],
 			       strcmp(h->v1_path[c], "/") == 0 ? "" : h->v1_path[c]);
+		if (defer && v1_defer(cg, c, base))
+			continue;
 		/* corral's own directory is there after the first run: made only when missing. */
 		r = make_run_dir(base, false, &cg->v1[c]);
 		if (r == -ENOENT && mkdir(base, 0755) < 0 && errno != EEXIST)
@@ -588,7 +616,7 @@ static void assign(struct cr_cgroup *cg, enum cr_limit l, uint64_t v, uint64_t m
 		   bool cgroup_only, const char why[_CR_CTL_MAX][256])
 {
 	struct cr_limits_report *rep = &cg->rep;
-	int c = limit_ctl(l), res = limit_rlimit(l), r = -ENOENT;
+	int c = cr_cg_limit_ctl(l), res = cr_cg_limit_rlimit(l), r = -ENOENT;
 
 	rep->value[l] = v;
 	rep->mode[l] = CR_LIMIT_MODE_NONE;
@@ -598,6 +626,12 @@ static void assign(struct cr_cgroup *cg, enum cr_limit l, uint64_t v, uint64_t m
 		r = v2_write(cg->v2.fd, l, v, mem);
 		if (r >= 0)
 			rep->mode[l] = CR_LIMIT_MODE_CGROUP2;
+	} else if (c >= 0 && (cg->pending & (1u << c))) {
+		/* What v1_write() will find when cr_cgroup_realize() writes it. */
+		r = l != CR_LIMIT_MEMORY_SWAP ? 0 : !cr_limit_is_finite(mem) ? -EINVAL : -ENOENT;
+		r = r == -ENOENT && cg->memsw ? 0 : r;
+		if (r >= 0)
+			rep->mode[l] = CR_LIMIT_MODE_CGROUP1;
 	} else if (c >= 0 && cg->v1[c].fd >= 0) {
 		r = v1_write(cg->v1[c].fd, l, v, mem);
 		if (r >= 0)
@@ -606,7 +640,7 @@ static void assign(struct cr_cgroup *cg, enum cr_limit l, uint64_t v, uint64_t m
 	if (rep->mode[l] != CR_LIMIT_MODE_NONE)
 		return;
 	if (l == CR_LIMIT_MEMORY_SWAP && v == 0 && r == -ENOENT && c >= 0 &&
-	    !(cg->v2_ctls & (1u << c)) && cg->v1[c].fd < 0) {
+	    !(cg->v2_ctls & (1u << c)) && cg->v1[c].fd < 0 && !(cg->pending & (1u << c))) {
 		rep->value[l] = CR_LIMIT_UNSET; /* the default, and no cgroup to hold it */
 		return;
 	}
@@ -670,10 +704,10 @@ static int use_placed(struct cr_cgroup *cg, const struct cr_cgroup_host *h,
 	return 0;
 }
 
-int cr_cgroup_create(const struct cr_limits *limits, struct cr_cgroup **ret, char *msg,
-		     size_t size)
+int cr_cgroup_create(const struct cr_limits *limits, bool defer, struct cr_cgroup **ret,
+		     char *msg, size_t size)
 {
-	const struct cr_cgroup_host *h = host();
+	const struct cr_cgroup_host *h = cr_cg_host();
 	char why[_CR_CTL_MAX][256] = {};
 	double t0 = cr_now_ms_f();
 	unsigned need = needed_ctls(limits);
@@ -697,7 +731,7 @@ int cr_cgroup_create(const struct cr_limits *limits, struct cr_cgroup **ret, cha
 		if (need)
 			need &= ~try_v2(cg, h, need, why);
 		if (need)
-			try_v1(cg, h, need, why);
+			try_v1(cg, h, need, defer, why);
 	}
 	/* --memory alone caps memory and swap together: no swap unless --memory-swap. */
 	if (cr_limit_is_finite(mem) && swap == CR_LIMIT_UNSET)
@@ -723,6 +757,37 @@ int cr_cgroup_create(const struct cr_limits *limits, struct cr_cgroup **ret, cha
 int cr_cgroup_clone_fd(const struct cr_cgroup *cg)
 {
 	return cg && cg->v2_ctls ? cg->v2.fd : -EBADF;
+}
+
+bool cr_cgroup_pending(const struct cr_cgroup *cg)
+{
+	return cg && cg->pending;
+}
+
+int cr_cgroup_realize(struct cr_cgroup *cg, int ret_tasks[CR_CGROUP_TASKS_MAX], size_t *ret_n)
+{
+	_Static_assert(CR_CGROUP_TASKS_MAX == _CR_CTL_MAX, "one tasks file per controller");
+	char why[_CR_CTL_MAX][256] = {};
+	unsigned pending = cg->pending;
+	double t0 = cr_now_ms_f();
+	int r = 0;
+
+	*ret_n = 0;
+	cg->pending = 0;
+	try_v1(cg, cr_cg_host(), pending, false, why);
+	for (int l = 0; r >= 0 && l < _CR_LIMIT_MAX; l++) {
+		int c = cr_cg_limit_ctl(l);
+
+		if (c >= 0 && (pending & (1u << c)) && cg->rep.mode[l] == CR_LIMIT_MODE_CGROUP1)
+			r = cg->v1[c].fd < 0 ? -ENOENT
+					     : v1_write(cg->v1[c].fd, l, cg->rep.value[l],
+							cg->rep.value[CR_LIMIT_MEMORY]);
+	}
+	for (int c = 0; c < _CR_CTL_MAX; c++)
+		if ((pending & (1u << c)) && cg->v1_tasks[c] >= 0)
+			ret_tasks[(*ret_n)++] = cg->v1_tasks[c];
+	cg->setup_ms += cr_now_ms_f() - t0;
+	return r;
 }
 
 int cr_cgroup_attach(struct cr_cgroup *cg, pid_t pid, bool in_v2, bool v1)
@@ -751,14 +816,17 @@ int cr_cgroup_attach(struct cr_cgroup *cg, pid_t pid, bool in_v2, bool v1)
  * with the credentials of the file's opener: the parent's. */
 int cr_cgroup_join(struct cr_cgroup *cg)
 {
-	if (!cg)
-		return 0;
-	for (int c = 0; c < _CR_CTL_MAX; c++) {
-		if (cg->v1_tasks[c] < 0)
+	return cg ? cr_cgroup_join_tasks(cg->v1_tasks, _CR_CTL_MAX) : 0;
+}
+
+int cr_cgroup_join_tasks(int *tasks, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (tasks[i] < 0)
 			continue;
-		if (write(cg->v1_tasks[c], "0", 1) != 1)
+		if (write(tasks[i], "0", 1) != 1)
 			return negative_errno();
-		closep(&cg->v1_tasks[c]); /* the child's copy: nothing in the sandbox keeps it */
+		closep(&tasks[i]); /* the child's copy: nothing in the sandbox keeps it */
 	}
 	return 0;
 }
@@ -800,20 +868,23 @@ const struct cr_rlimits *cr_cgroup_rlimits(const struct cr_cgroup *cg)
 	return &cg->rl;
 }
 
-/* The directory @dir is in, once: co-mounted v1 controllers share one. */
-static void sweep_parent(const struct cg_dir *dir, bool v2, const char *done[], size_t *n)
+/* The directory @dir is in, once: co-mounted v1 controllers share one. A @pending directory's
+ * path is that directory itself (cr_cgroup_realize() has not made the run's yet). */
+static void sweep_parent(const struct cg_dir *dir, bool pending, bool v2, const char *done[],
+			 size_t *n)
 {
 	char base[PATH_MAX];
 	const char *slash = strrchr(dir->path, '/');
 
-	if (dir->fd < 0 || !slash)
+	if ((dir->fd < 0 && !pending) || !slash)
 		return;
 	for (size_t i = 0; i < *n; i++)
 		if (strcmp(done[i], dir->path) == 0)
 			return;
 	done[(*n)++] = dir->path;
-	(void)snprintf(base, sizeof(base), "%.*s", (int)(slash - dir->path), dir->path);
-	remove_stale(base, v2);
+	(void)snprintf(base, sizeof(base), "%.*s",
+		       pending ? (int)strlen(dir->path) : (int)(slash - dir->path), dir->path);
+	remove_stale(base, v2, !pending);
 }
 
 void cr_cgroup_sweep(const struct cr_cgroup *cg)
@@ -823,9 +894,9 @@ void cr_cgroup_sweep(const struct cr_cgroup *cg)
 
 	if (!cg || cg->placed)
 		return;
-	sweep_parent(&cg->v2, true, done, &n);
+	sweep_parent(&cg->v2, false, true, done, &n);
 	for (int c = 0; c < _CR_CTL_MAX; c++)
-		sweep_parent(&cg->v1[c], false, done, &n);
+		sweep_parent(&cg->v1[c], cg->pending & (1u << c), false, done, &n);
 }
 
 double cr_cgroup_setup_ms(const struct cr_cgroup *cg)
@@ -850,107 +921,4 @@ struct cr_cgroup *cr_cgroup_free(struct cr_cgroup *cg)
 	}
 	free(cg);
 	return NULL;
-}
-
-/* --- corral doctor ---------------------------------------------------------------------------- */
-
-/* Where a user's runs would go, as v2_user_base() decides, without moving anything. */
-static void v2_user_base_dry(const char *mount, char *base)
-{
-	_cleanup_close_ int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC), pfd = -EBADF;
-	char *slash = strrchr(base, '/');
-
-	if (fd < 0 || procs_empty(fd, true) != 0)
-		return; /* corral alone: its own cgroup, after the move into the leaf */
-	if (!slash || (size_t)(slash - base) <= strlen(mount))
-		return;
-	*slash = '\0';
-	pfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (pfd < 0 || faccessat(pfd, "cgroup.subtree_control", W_OK, 0) < 0 ||
-	    procs_empty(pfd, false) <= 0)
-		*slash = '/'; /* the parent is unusable: report the own cgroup */
-}
-
-void cr_cgroup_probe_modes(enum cr_limit_mode modes[_CR_LIMIT_MAX], char *detail, size_t size)
-{
-	const struct cr_cgroup_host *h = host();
-	char base[PATH_MAX] = "", avail[256] = "", dir[PATH_MAX];
-	enum cr_limit_mode ctl_mode[_CR_CTL_MAX] = {};
-	bool root = geteuid() == 0;
-	size_t len;
-
-	if (cr_cgroup_v2_base(h, root, base, sizeof(base)) == 0) {
-		if (!root)
-			v2_user_base_dry(h->v2_mount, base);
-		_cleanup_close_ int fd = -EBADF;
-
-		fd = open(root ? h->v2_mount : base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-		if (fd >= 0 && faccessat(fd, "cgroup.subtree_control", W_OK, 0) == 0)
-			(void)read_at(fd, "cgroup.controllers", avail, sizeof(avail));
-		avail[strcspn(avail, "\n")] = '\0';
-	}
-	for (int c = 0; c < _CR_CTL_MAX; c++) {
-		(void)snprintf(dir, sizeof(dir), "%s%s", h->v1_mount[c],
-			       strcmp(h->v1_path[c], "/") == 0 ? "" : h->v1_path[c]);
-		if (has_word(avail, cr_cgroup_ctl_name(c)))
-			ctl_mode[c] = CR_LIMIT_MODE_CGROUP2;
-		else if (h->v1_mount[c][0] && access(dir, W_OK) == 0)
-			ctl_mode[c] = CR_LIMIT_MODE_CGROUP1;
-	}
-	for (int l = 0; l < _CR_LIMIT_MAX; l++) {
-		int c = limit_ctl(l);
-
-		modes[l] = c >= 0 ? ctl_mode[c] : CR_LIMIT_MODE_NONE;
-		if (modes[l] == CR_LIMIT_MODE_NONE && limit_rlimit(l) >= 0)
-			modes[l] = CR_LIMIT_MODE_RLIMIT;
-	}
-	cr_say(detail, size, "cgroup2 parent %s (controllers it can hand out: [%s])",
-	       base[0] ? base : "none", avail);
-	len = strlen(detail);
-	for (int c = 0; c < _CR_CTL_MAX; c++)
-		if (h->v1_mount[c][0] && len < size)
-			len += (size_t)snprintf(detail + len, size - len, "; cgroup v1 %s at %s%s",
-						cr_cgroup_ctl_name(c), h->v1_mount[c], h->v1_path[c]);
-}
-
-void cr_cgroup_probe_delegation(struct cr_cgroup_delegation_info *ret)
-{
-	const struct cr_cgroup_host *h = host();
-	struct cr_cgroup_delegation_info d = { .state = CR_DELEGATION_NONE };
-	_cleanup_close_ int fd = -EBADF;
-	char avail[256] = "";
-	size_t nc = 0, nm = 0;
-
-	if (cr_cgroup_v2_base(h, geteuid() == 0, d.base, sizeof(d.base)) < 0) {
-		d.base[0] = '\0';
-		*ret = d;
-		return;
-	}
-	if (geteuid() == 0) {
-		d.state = CR_DELEGATION_ROOT;
-		*ret = d;
-		return;
-	}
-	v2_user_base_dry(h->v2_mount, d.base);
-	fd = open(d.base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || faccessat(fd, "cgroup.subtree_control", W_OK, 0) < 0) {
-		*ret = d;
-		return;
-	}
-	(void)read_at(fd, "cgroup.controllers", avail, sizeof(avail));
-	for (int c = 0; c < _CR_CTL_MAX; c++) {
-		const char *name = cr_cgroup_ctl_name(c);
-
-		if (has_word(avail, name))
-			nc += (size_t)snprintf(d.controllers + nc, sizeof(d.controllers) - nc, "%s%s",
-					       nc ? " " : "", name);
-		else
-			nm += (size_t)snprintf(d.missing + nm, sizeof(d.missing) - nm, "%s%s",
-					       nm ? " " : "", name);
-	}
-	d.state = procs_empty(fd, true) == 0 ? CR_DELEGATION_SHARED
-		  : nm			      ? CR_DELEGATION_PARTIAL
-						      : CR_DELEGATION_OK;
-	*ret = d;
 }

@@ -18,9 +18,20 @@ struct cr_cgroup; /* the cgroup(s) of one run; opaque */
 /* Create the run's cgroups (cgroup v2 first, v1 for controllers v2 lacks here) and write the
  * limits; what no cgroup can enforce falls back to an rlimit, or to none (a memory limit that
  * is a default, not in @limits->set, falls back to none: see assign()). With @limits->required, a limit that ends up in mode none fails with -EOPNOTSUPP and a reason
- * in @msg. Returns 0 or -errno; never prints. */
-int cr_cgroup_create(const struct cr_limits *limits, struct cr_cgroup **ret, char *msg,
-		     size_t msg_size);
+ * in @msg. With @defer, a v1 run directory whose base directory is there and writable is left
+ * to cr_cgroup_realize(), and its limits reported as written there (cr_cgroup_pending()).
+ * Returns 0 or -errno; never prints. */
+int cr_cgroup_create(const struct cr_limits *limits, bool defer, struct cr_cgroup **ret,
+		     char *msg, size_t msg_size);
+/* Whether cr_cgroup_create() left v1 directories to cr_cgroup_realize(). */
+bool cr_cgroup_pending(const struct cr_cgroup *cg);
+/* After clone, while the sandbox builds itself: make the v1 directories cr_cgroup_create()
+ * deferred and write their limits, into @ret_tasks the @ret_n tasks files the child joins them
+ * through (cr_cgroup_join_tasks(); owned by @cg). 0, or -errno when any of it failed: then the
+ * report and rlimits no longer say what happened, and the run must start again with a @cg made
+ * without @defer (cr_cgroup_free() this one first: it removes what was made). */
+#define CR_CGROUP_TASKS_MAX 3 /* one per controller: memory, pids, cpu */
+int cr_cgroup_realize(struct cr_cgroup *cg, int ret_tasks[CR_CGROUP_TASKS_MAX], size_t *ret_n);
 /* The cgroup v2 directory to clone3(CLONE_INTO_CGROUP) the child into, or -EBADF for none. */
 int cr_cgroup_clone_fd(const struct cr_cgroup *cg);
 /* Move @pid into the run's cgroups where clone3 could not place it: the v2 directory unless
@@ -31,6 +42,8 @@ int cr_cgroup_attach(struct cr_cgroup *cg, pid_t pid, bool in_v2, bool v1);
  * process into the run's v1 hierarchies, through tasks files the parent opened in
  * cr_cgroup_create(), and close the child's copies of them. 0 or -errno. */
 int cr_cgroup_join(struct cr_cgroup *cg);
+/* The same through @n tasks files (negative entries skipped), each closed once joined. */
+int cr_cgroup_join_tasks(int *tasks, size_t n);
 /* Remove the cgroups of launchers that were killed (stale run-PID-N directories whose PID is
  * gone) beside the run's own: after the sandbox has started, while it builds itself, so that it
  * costs the spawn nothing. */

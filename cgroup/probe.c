@@ -7,7 +7,9 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "cgroup-internal.h"
 #include "probe.h"
+#include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 
 const char *cr_cgroup_layout_to_string(enum cr_cgroup_layout layout)
@@ -99,4 +101,107 @@ void cr_cgroup_probe(struct cr_cgroup_info *ret)
 		info.v2_writable = own_cgroup_writable(v2);
 	}
 	*ret = info;
+}
+
+/* --- corral doctor ---------------------------------------------------------------------------- */
+
+/* Where a user's runs would go, as v2_user_base() decides, without moving anything. */
+static void v2_user_base_dry(const char *mount, char *base)
+{
+	_cleanup_close_ int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC), pfd = -EBADF;
+	char *slash = strrchr(base, '/');
+
+	if (fd < 0 || cr_cg_procs_empty(fd, true) != 0)
+		return; /* corral alone: its own cgroup, after the move into the leaf */
+	if (!slash || (size_t)(slash - base) <= strlen(mount))
+		return;
+	*slash = '\0';
+	pfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0 || faccessat(pfd, "cgroup.subtree_control", W_OK, 0) < 0 ||
+	    cr_cg_procs_empty(pfd, false) <= 0)
+		*slash = '/'; /* the parent is unusable: report the own cgroup */
+}
+
+void cr_cgroup_probe_modes(enum cr_limit_mode modes[_CR_LIMIT_MAX], char *detail, size_t size)
+{
+	const struct cr_cgroup_host *h = cr_cg_host();
+	char base[PATH_MAX] = "", avail[256] = "", dir[PATH_MAX];
+	enum cr_limit_mode ctl_mode[_CR_CTL_MAX] = {};
+	bool root = geteuid() == 0;
+	size_t len;
+
+	if (cr_cgroup_v2_base(h, root, base, sizeof(base)) == 0) {
+		if (!root)
+			v2_user_base_dry(h->v2_mount, base);
+		_cleanup_close_ int fd = -EBADF;
+
+		fd = open(root ? h->v2_mount : base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (fd >= 0 && faccessat(fd, "cgroup.subtree_control", W_OK, 0) == 0)
+			(void)cr_cg_read_at(fd, "cgroup.controllers", avail, sizeof(avail));
+		avail[strcspn(avail, "\n")] = '\0';
+	}
+	for (int c = 0; c < _CR_CTL_MAX; c++) {
+		(void)snprintf(dir, sizeof(dir), "%s%s", h->v1_mount[c],
+			       strcmp(h->v1_path[c], "/") == 0 ? "" : h->v1_path[c]);
+		if (cr_cg_has_word(avail, cr_cgroup_ctl_name(c)))
+			ctl_mode[c] = CR_LIMIT_MODE_CGROUP2;
+		else if (h->v1_mount[c][0] && access(dir, W_OK) == 0)
+			ctl_mode[c] = CR_LIMIT_MODE_CGROUP1;
+	}
+	for (int l = 0; l < _CR_LIMIT_MAX; l++) {
+		int c = cr_cg_limit_ctl(l);
+
+		modes[l] = c >= 0 ? ctl_mode[c] : CR_LIMIT_MODE_NONE;
+		if (modes[l] == CR_LIMIT_MODE_NONE && cr_cg_limit_rlimit(l) >= 0)
+			modes[l] = CR_LIMIT_MODE_RLIMIT;
+	}
+	cr_say(detail, size, "cgroup2 parent %s (controllers it can hand out: [%s])",
+	       base[0] ? base : "none", avail);
+	len = strlen(detail);
+	for (int c = 0; c < _CR_CTL_MAX; c++)
+		if (h->v1_mount[c][0] && len < size)
+			len += (size_t)snprintf(detail + len, size - len, "; cgroup v1 %s at %s%s",
+						cr_cgroup_ctl_name(c), h->v1_mount[c], h->v1_path[c]);
+}
+
+void cr_cgroup_probe_delegation(struct cr_cgroup_delegation_info *ret)
+{
+	const struct cr_cgroup_host *h = cr_cg_host();
+	struct cr_cgroup_delegation_info d = { .state = CR_DELEGATION_NONE };
+	_cleanup_close_ int fd = -EBADF;
+	char avail[256] = "";
+	size_t nc = 0, nm = 0;
+
+	if (cr_cgroup_v2_base(h, geteuid() == 0, d.base, sizeof(d.base)) < 0) {
+		d.base[0] = '\0';
+		*ret = d;
+		return;
+	}
+	if (geteuid() == 0) {
+		d.state = CR_DELEGATION_ROOT;
+		*ret = d;
+		return;
+	}
+	v2_user_base_dry(h->v2_mount, d.base);
+	fd = open(d.base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || faccessat(fd, "cgroup.subtree_control", W_OK, 0) < 0) {
+		*ret = d;
+		return;
+	}
+	(void)cr_cg_read_at(fd, "cgroup.controllers", avail, sizeof(avail));
+	for (int c = 0; c < _CR_CTL_MAX; c++) {
+		const char *name = cr_cgroup_ctl_name(c);
+
+		if (cr_cg_has_word(avail, name))
+			nc += (size_t)snprintf(d.controllers + nc, sizeof(d.controllers) - nc, "%s%s",
+					       nc ? " " : "", name);
+		else
+			nm += (size_t)snprintf(d.missing + nm, sizeof(d.missing) - nm, "%s%s",
+					       nm ? " " : "", name);
+	}
+	d.state = cr_cg_procs_empty(fd, true) == 0 ? CR_DELEGATION_SHARED
+		  : nm			      ? CR_DELEGATION_PARTIAL
+						      : CR_DELEGATION_OK;
+	*ret = d;
 }

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,6 +32,7 @@
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "ns.h"
+#include "ns-limits.h"
 #include "launcher/base/path-util.h"
 #include "ns/net/proxy.h"
 #include "seccomp/seccomp.h"
@@ -187,74 +188,6 @@ static void warn_path_hidden(const struct cr_policy *p)
 			       list);
 }
 
-/* Physical memory, read once per process: the default memory limit and the tmpfs sizes are
- * shares of it. 0 if unknown. */
-static uint64_t host_ram(void)
-{
-	static uint64_t ram;
-	struct sysinfo si;
-
-	if (ram == 0 && sysinfo(&si) == 0)
-		ram = (uint64_t)si.totalram * si.mem_unit;
-	return ram;
-}
-
-static bool no_limits(const struct cr_limits *lim)
-{
-	for (int l = 0; l < _CR_LIMIT_MAX; l++)
-		if (lim->value[l] != CR_LIMIT_UNSET && lim->value[l] != CR_LIMIT_INFINITY)
-			return false;
-	return true;
-}
-
-/* The run's cgroups and rlimits, then the sizes of its tmpfs mounts, which the memory limit
- * bounds. A limit given on the command line that cannot be enforced is a warning, or with
- * --limits=required a failure (stage "limits"). */
-static int prepare_limits(struct cr_run *run, struct cr_setup_error *err)
-{
-	struct cr_limits lim = run->policy->limits;
-	const struct cr_limits_report *rep;
-	char msg[512] = "", v[32];
-	int r;
-
-	if (run->policy->ex.on && no_limits(&lim))
-		return 0; /* an explicit policy that asks for none: no cgroup, no rlimit */
-	if (lim.value[CR_LIMIT_MEMORY] == CR_LIMIT_UNSET) /* as for pids: a default, not set */
-		lim.value[CR_LIMIT_MEMORY] = cr_limit_default_memory(host_ram());
-	r = cr_cgroup_create(&lim, &run->cgroup, msg, sizeof(msg));
-	if (r < 0) {
-		set_error(err, CR_STAGE_LIMITS, -r, "%s", msg[0] ? msg : strerror(-r));
-		return r;
-	}
-	rep = cr_cgroup_report(run->cgroup);
-	for (int l = 0; l < _CR_LIMIT_MAX; l++) {
-		cr_limit_format(l, rep->value[l], v, sizeof(v));
-		if (rep->mode[l] == CR_LIMIT_MODE_RLIMIT && l == CR_LIMIT_MEMORY)
-			cr_log_warning("%s %s is RLIMIT_AS: %s", cr_limit_option(l), v, rep->why[l]);
-		else if (rep->mode[l] != CR_LIMIT_MODE_NONE)
-			cr_debug("limit %s=%s: %s", cr_limit_to_string(l), v,
-				 cr_limit_mode_to_string(rep->mode[l]));
-		else if (lim.set[l] && cr_limit_is_finite(lim.value[l]))
-			cr_log_warning("%s %s is not enforced: %s", cr_limit_option(l), v,
-				       rep->why[l]);
-		else if (rep->why[l][0])
-			cr_debug("default limit %s=%s: %s", cr_limit_to_string(l), v, rep->why[l]);
-	}
-	run->tmpfs_basis = cr_mount_plan_size_tmpfs(
-		&run->ctx.plan, host_ram(), rep->value[CR_LIMIT_MEMORY],
-		rep->mode[CR_LIMIT_MEMORY] == CR_LIMIT_MODE_CGROUP2 ||
-			rep->mode[CR_LIMIT_MEMORY] == CR_LIMIT_MODE_CGROUP1);
-	for (size_t i = 0; i < run->ctx.plan.n_ops; i++)
-		if (run->ctx.plan.ops[i].size)
-			cr_debug("tmpfs %s: size=%llu nr_inodes=%llu (%s)", run->ctx.plan.ops[i].dst,
-				 (unsigned long long)run->ctx.plan.ops[i].size,
-				 (unsigned long long)run->ctx.plan.ops[i].nr_inodes,
-				 cr_tmpfs_basis_to_string(run->tmpfs_basis));
-	run->ctx.rlimits = cr_cgroup_rlimits(run->cgroup);
-	run->ctx.cgroup = run->cgroup;
-	return 0;
-}
-
 /* The Landlock plan: the rights this kernel has, the rules from the mount plan. --landlock=required
  * or --landlock-min-abi that the kernel cannot satisfy fail here, at stage "landlock". */
 static int prepare_landlock(struct cr_run *run, struct cr_setup_error *err)
@@ -406,7 +339,7 @@ static int linux_prepare(const struct cr_policy *p, struct cr_run **ret,
 		cr_idmap_reap(&run->idmap_helpers);
 		return r;
 	}
-	r = prepare_limits(run, err);
+	r = cr_ns_limits_prepare(p, true, &run->ctx, &run->cgroup, &run->tmpfs_basis, NULL, err);
 	cr_stamp("cgroup");
 	if (r < 0) {
 		cr_mount_plan_done(&run->ctx.plan);
@@ -475,10 +408,13 @@ static void block_signals(struct cr_run *run, sigset_t *set)
 	run->mask_saved = true;
 }
 
-/* The sync pipe (parent -> child) and the report pipe (child -> parent), both O_CLOEXEC. */
-static int make_pipes(int sync_pipe[2], int msg_pipe[2])
+/* The sync pipe (parent -> child) and the report pipe (child -> parent), both O_CLOEXEC. The
+ * sync channel is a socket (sync_pipe[0] the child's end) when it also carries the tasks files of
+ * cgroups made after clone (cr_ns_limits_realize()). */
+static int make_pipes(int sync_pipe[2], int msg_pipe[2], bool socket)
 {
-	if (pipe2(sync_pipe, O_CLOEXEC) < 0)
+	if (socket ? socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sync_pipe) < 0
+		   : pipe2(sync_pipe, O_CLOEXEC) < 0)
 		return negative_errno();
 	if (pipe2(msg_pipe, O_CLOEXEC) < 0) {
 		int r = negative_errno();
@@ -488,6 +424,31 @@ static int make_pipes(int sync_pipe[2], int msg_pipe[2])
 		return r;
 	}
 	return 0;
+}
+
+/* The cgroups deferred to after clone could not be made: pid 1 (waiting for them, nothing forked
+ * yet) goes, and the limits are prepared again as if nothing had been deferred: the modes, the
+ * rlimits and the tmpfs sizes of a run that made them before clone, and its warnings. */
+static int limits_again(struct cr_run *run)
+{
+	struct cr_limits_report before = *cr_cgroup_report(run->cgroup);
+	int r;
+
+	if (run->pid > 0) {
+		(void)kill(run->pid, SIGKILL);
+		(void)waitpid(run->pid, NULL, 0);
+		run->pid = -1;
+	}
+	closep(&run->msg_fd); /* closep() leaves the number: reset, as others close them again */
+	closep(&run->sync_w);
+	run->msg_fd = run->sync_w = -EBADF;
+	run->cgroup = run->ctx.cgroup = cr_cgroup_free(run->cgroup);
+	run->ctx.rlimits = NULL;
+	r = cr_ns_limits_prepare(run->policy, false, &run->ctx, &run->cgroup, &run->tmpfs_basis,
+				 &before, &run->error);
+	if (r < 0)
+		run->have_error = true;
+	return r;
 }
 
 /* Degraded mode, once clone could not make the namespaces (@clone_err): the command in a plain
@@ -503,7 +464,12 @@ static int start_degraded(struct cr_run *run, int clone_err)
 		run->have_error = true;
 		return r;
 	}
-	r = make_pipes(sync_pipe, msg_pipe);
+	r = cr_ns_limits_realize(run->cgroup, -EBADF); /* nothing to overlap: made now */
+	if (r > 0)
+		r = limits_again(run);
+	if (r < 0)
+		return r;
+	r = make_pipes(sync_pipe, msg_pipe, false);
 	if (r < 0)
 		return r;
 	closep(&run->msg_fd);
@@ -546,7 +512,7 @@ static int start_child(struct cr_run *run, int *sync_w)
 		run->have_error = true;
 		return r;
 	}
-	r = make_pipes(sync_pipe, msg_pipe);
+	r = make_pipes(sync_pipe, msg_pipe, cr_cgroup_pending(run->cgroup));
 	if (r < 0)
 		return r;
 	run->ctx.sync_fd = sync_pipe[0];
@@ -601,9 +567,10 @@ static int start_child(struct cr_run *run, int *sync_w)
 	return 0;
 }
 
-/* Clone the sandbox's pid 1, start the proxy, write the id maps, send the sync byte: spawn
- * less the launcher's signal handling, which a warm sandbox does without. */
-static int spawn_sandbox(struct cr_run *run)
+/* Clone the sandbox's pid 1, start the proxy, write the id maps, send the sync byte, make the
+ * cgroups left until after clone: spawn less the launcher's signal handling, which a warm
+ * sandbox does without. 1: those cgroups failed, pid 1 must go and the run start again. */
+static int spawn_once(struct cr_run *run)
 {
 	const char *file = "uid_map";
 	int r;
@@ -637,9 +604,23 @@ static int spawn_sandbox(struct cr_run *run)
 	}
 	if (write(run->sync_w, "1", 1) != 1)
 		return negative_errno();
-	cr_cgroup_sweep(run->cgroup); /* while the sandbox builds itself */
+	/* While the sandbox builds itself: the sweep first, while pid 1's first stages make few
+	 * system calls; the directories pid 1 joins only before its fork. */
+	cr_cgroup_sweep(run->cgroup);
 	cr_stamp("sweep");
-	return 0;
+	return cr_ns_limits_realize(run->cgroup, run->sync_w);
+}
+
+static int spawn_sandbox(struct cr_run *run)
+{
+	int r = spawn_once(run);
+
+	if (r > 0) {
+		r = limits_again(run);
+		if (r >= 0)
+			r = spawn_once(run); /* nothing is deferred now: never 1 */
+	}
+	return r;
 }
 
 /* What pid 1 needs to follow corral's job control and keep the deadline (ns/jobs.c): corral's
@@ -954,7 +935,7 @@ unsigned long cr_ns_run_clone_flags(const struct cr_run *run)
 
 enum cr_tmpfs_basis cr_ns_run_tmpfs(const struct cr_run *run, uint64_t *ret_ram)
 {
-	*ret_ram = host_ram();
+	*ret_ram = cr_ns_host_ram();
 	return run->tmpfs_basis;
 }
 

@@ -92,7 +92,8 @@ struct cr_child_ctx {
 	int parent_stat_fd;  /* corral's /proc/PID/stat, watched by pid 1 (ns/jobs.c); or -EBADF */
 	int max_userns_fd;   /* sys/user/max_user_namespaces of the sandbox's own /proc, opened by
 			      * cr_mounts_apply() before /proc/sys is made read-only; -errno if it
-			      * could not be; -EBADF: no /proc in the plan */
+			      * could not be; -EBADF: no /proc in the plan. An explicit policy's
+			      * (--disable-userns): opened after its --proc, or -EBADF */
 	int64_t deadline_ns; /* --timeout as a CLOCK_MONOTONIC time, kept by pid 1 too; 0: none */
 	uint64_t kill_after_ms; /* --kill-after: SIGKILL this long after the deadline's SIGTERM */
 	char detail[200];

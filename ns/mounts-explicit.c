@@ -555,6 +555,26 @@ static int make_node(const struct cr_mount_op *op, int root_fd)
 	return 0;
 }
 
+/* Right after a --proc is mounted, before later operations cover or seal its sys/: the
+ * max_user_namespaces that explicit_userns() writes for --disable-userns. Through this fresh
+ * /proc the look-up skips the host /proc/sys's dentry per user namespace that ever looked there
+ * (as ns/mounts.c's open_max_userns()). Left -EBADF when it cannot be opened: the host's then. */
+static void open_max_userns(struct cr_child_ctx *ctx, const struct cr_mount_op *op, int root_fd)
+{
+	struct open_how how = { .flags = O_WRONLY | O_CLOEXEC,
+				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+	char path[PATH_MAX];
+	long fd;
+
+	if (ctx->policy->ex.nested_userns || ctx->max_userns_fd != -EBADF ||
+	    snprintf(path, sizeof(path), "%s/sys/user/max_user_namespaces", op->dst) >=
+		    (int)sizeof(path))
+		return;
+	fd = syscall(SYS_openat2, root_fd, path, &how, sizeof(how));
+	if (fd >= 0)
+		ctx->max_userns_fd = (int)fd;
+}
+
 static int walk_one(struct cr_child_ctx *ctx, const struct cr_mount_op *op, int root_fd)
 {
 	_cleanup_close_ int target = -EBADF;
@@ -582,6 +602,8 @@ static int walk_one(struct cr_child_ctx *ctx, const struct cr_mount_op *op, int 
 	r = op->kind == CR_MOUNT_OVERLAY ? overlay(ctx, op, target) : mount_one(op, target);
 	if (r < 0)
 		return detail(ctx, r, "Can't %s %s", cr_mount_kind_to_string(op->kind), op->dst);
+	if (op->kind == CR_MOUNT_PROC)
+		open_max_userns(ctx, op, root_fd);
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "caps.h"
@@ -90,6 +91,60 @@ static int stage_cgroup(struct cr_child_ctx *ctx)
 	return r;
 }
 
+/* The descriptors of an SCM_RIGHTS message @mh received, into @fds (at most @max): their count,
+ * or -EPROTO for a truncated or oversized message (its descriptors then stay open: the caller
+ * fails and pid 1 exits). */
+static int take_fds(struct msghdr *mh, int *fds, size_t max)
+{
+	size_t n = 0;
+
+	if (mh->msg_flags & (MSG_CTRUNC | MSG_TRUNC))
+		return -EPROTO;
+	for (struct cmsghdr *h = CMSG_FIRSTHDR(mh); h; h = CMSG_NXTHDR(mh, h)) {
+		size_t k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+		if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS || n + k > max)
+			return -EPROTO;
+		memcpy(fds + n, CMSG_DATA(h), k * sizeof(int));
+		n += k;
+	}
+	return (int)n;
+}
+
+/* When corral made the run's v1 cgroups after clone, while this process built the sandbox
+ * (cr_ns_limits_realize()): their tasks files come on the sync channel, and pid 1 joins them
+ * here, before the rlimits and the fork, so that the command starts inside them. End of file
+ * (corral failed to make them and kills this process, or died) ends pid 1 before it forks
+ * anything. pid 1's own setup is charged to corral's cgroups, the command's work to the run's. */
+static int stage_cgroup_late(struct cr_child_ctx *ctx)
+{
+	char cbuf[CMSG_SPACE(CR_CGROUP_TASKS_MAX * sizeof(int))] = {}, c = 0;
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	int tasks[CR_CGROUP_TASKS_MAX], r;
+	ssize_t len;
+
+	if (!cr_cgroup_pending(ctx->cgroup))
+		return 0;
+	do
+		len = recvmsg(ctx->sync_fd, &mh, MSG_CMSG_CLOEXEC);
+	while (len < 0 && errno == EINTR);
+	if (len <= 0)
+		_exit(CR_EXIT_SETUP_SILENT); /* corral failed or died; it reports */
+	closep(&ctx->sync_fd);
+	ctx->sync_fd = -EBADF;
+	r = take_fds(&mh, tasks, ELEMENTSOF(tasks));
+	if (r >= 0 && c != 'c')
+		r = -EPROTO;
+	if (r >= 0)
+		r = cr_cgroup_join_tasks(tasks, (size_t)r);
+	if (r < 0)
+		(void)snprintf(ctx->detail, sizeof(ctx->detail),
+			       "cannot move the sandbox into its cgroup");
+	return r;
+}
+
 static int stage_mount_ns(struct cr_child_ctx *ctx)
 {
 	/* Nothing we mount propagates back to the host, nothing the host mounts later leaks in. */
@@ -116,6 +171,10 @@ static int stage_creds(struct cr_child_ctx *ctx)
 	 * not die in between (it holds the sync pipe's write end open for the sandbox's life). */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		return negative_errno();
+	/* The channel still brings the tasks files of cgroups made after clone: stage_cgroup_late()
+	 * reads it, and ends pid 1 there if corral died. */
+	if (cr_cgroup_pending(ctx->cgroup))
+		return 0;
 	if (poll(&(struct pollfd){ .fd = ctx->sync_fd, .events = POLLIN }, 1, 0) > 0) {
 		char c;
 
@@ -285,7 +344,12 @@ static int explicit_userns(struct cr_child_ctx *ctx)
 		 * writes only, as the process's own files again. */
 		if (dumpable == 0 && prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
 			r = negative_errno();
-		r = r ?: write_proc(ctx->proc_fd, "sys/user/max_user_namespaces", "1");
+		/* Through the sandbox's own /proc when the plan mounted one (open_max_userns()). */
+		if (r >= 0 && ctx->max_userns_fd >= 0)
+			r = write(ctx->max_userns_fd, "1", 1) == 1 ? 0 : negative_errno();
+		else if (r >= 0)
+			r = write_proc(ctx->proc_fd, "sys/user/max_user_namespaces", "1");
+		closep(&ctx->max_userns_fd);
 		if (r >= 0 && unshare(CLONE_NEWUSER) < 0)
 			r = negative_errno();
 		if (r >= 0)
@@ -395,6 +459,7 @@ static const struct {
 	{ CR_STAGE_CAPS, stage_caps },
 	{ CR_STAGE_NO_NEW_PRIVS, stage_no_new_privs },
 	{ CR_STAGE_LANDLOCK, stage_landlock }, /* keep after no_new_privs: see stage_landlock() */
+	{ CR_STAGE_LIMITS, stage_cgroup_late }, /* keep right before the rlimits and the fork */
 	{ CR_STAGE_LIMITS, stage_limits },
 };
 
@@ -406,8 +471,9 @@ int cr_stages_run(struct cr_child_ctx *ctx, enum cr_stage *ret_failed)
 		ctx->detail[0] = '\0';
 		cr_debug("sandbox setup: %s", cr_stage_to_string(stages[i].id));
 		r = stages[i].run(ctx);
-		cr_stamp(stages[i].run == stage_cgroup ? "cgroup_join"
-							: cr_stage_to_string(stages[i].id));
+		cr_stamp(stages[i].run == stage_cgroup	       ? "cgroup_join"
+			 : stages[i].run == stage_cgroup_late ? "cgroup_join_late"
+							      : cr_stage_to_string(stages[i].id));
 		if (r < 0) {
 			*ret_failed = stages[i].id;
 			return r;

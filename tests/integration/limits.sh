@@ -5,7 +5,9 @@
 # mode, that a memory hog is reported as OOM (exit 137), that a fork bomb stops at the pids limit
 # with the host unharmed, that --cpu-time stops a busy loop, and that no run-PID-N cgroup
 # directory is left after 100 runs, or after corral is killed with SIGKILL (the next run removes
-# it). The cgroup v2 side of the same assertions is in tests/vm/limits.sh.
+# it); that the v1 directories corral makes after clone hold the command from its first act, and
+# that a failure to make them restarts the run as one that made them before clone. The cgroup v2
+# side of the same assertions is in tests/vm/limits.sh.
 # shellcheck disable=SC2016 # the sh -c scripts are single-quoted on purpose
 # shellcheck source=tests/integration/lib.sh
 source "$CR_TESTS_DIR/integration/lib.sh"
@@ -263,6 +265,60 @@ for m in $MODES; do
 		eval '[ "${n:-0}" -lt 32 ] && [ "$t" -lt 20 ] && ! pgrep -f "$TAG" >/dev/null'
 	sbj "$m" "$ws" -- true
 	check "$m: the host still starts sandboxes after the fork bomb" test "$RC" = 0
+
+	# --- v1 cgroups made after clone (ns/limits.c) ---------------------------------------------
+	# corral makes the run's v1 directories while pid 1 builds the sandbox, and pid 1 joins them
+	# just before it forks the command. The attack: a command whose very first act (it is the
+	# exec'd program itself, not a shell) finds itself or pid 1 outside them, or forks past the
+	# limit because pid 1 is not counted; and, when making them after clone fails, a run that
+	# goes on without them or runs the command twice.
+	if [ "$m" = root ] && [ "$mem" = cgroup1 ] && [ "$pids" = cgroup1 ]; then
+		sbj "$m" "$ws" -- cat /proc/self/cgroup /proc/1/cgroup
+		cgs=$(grep -E '^[0-9]+:(memory|pids):' <<<"$OUT")
+		check "$m: the command's first act and pid 1 both see the run's v1 memory and pids cgroups (one run-PID-N each, the same launcher PID)" \
+			eval '[ "$(grep -cE ":/corral/run-[0-9]+-[0-9]+$" <<<"$cgs")" = 4 ] &&
+			      [ "$(sort -u <<<"$cgs" | wc -l)" = 2 ] &&
+			      [ "$(sed -E "s/.*run-([0-9]+)-.*/\1/" <<<"$cgs" | sort -u | wc -l)" = 1 ]'
+		[ "$(wc -l <<<"$cgs")" = 4 ] || diag "cgroups: $OUT"
+		for lim in 6 12; do
+			rm -f "$ws"/forked.*
+			sbj "$m" "$ws" --pids "$lim" -- sh -c 'for i in 1 2 3 4 5 6 7 8; do
+				( : >"$PWD/forked.$i"; exec sleep 1 ) 2>/dev/null & done; wait'
+			n=$(find "$ws" -name 'forked.*' | wc -l)
+			if [ "$lim" = 6 ]; then
+				check "$m: --pids 6: pid 1 and the shell count, so 4 of 8 children start, reported as pids_limit_hit" \
+					eval '[ "$n" = 4 ] && [ "$(j .pids_limit_hit)" = true ]'
+			else
+				check "$m: --pids 12 (the control): all 8 children start" \
+					eval '[ "$n" = 8 ] && [ "$(j .pids_limit_hit)" = false ] && [ "$RC" = 0 ]'
+			fi
+		done
+		# The fallback: every run-PID-N name this corral takes already exists, so making them after
+		# clone fails; pid 1 goes before it forks anything, and the run starts again with its
+		# cgroups made before clone, whose failure falls back to rlimits as it always did.
+		rm -f "$ws/ran" "$ST"
+		OUT=$(cd "$ws" && exec sh -c 'for c in memory pids; do
+			own=$(awk -F: -v c=$c "\$2 == c { print \$3 }" /proc/self/cgroup)
+			for i in 1 2 3 4 5 6 7 8; do
+				mkdir -p "/sys/fs/cgroup/$c${own%/}/corral/run-$$-$i"; done; done
+			echo $$ >"$2"
+			exec "$0" run -v --workspace "$1" --grant once --json-status fd:3 --memory 64M -- \
+				sh -c "echo ran >>\"\$PWD/ran\"; grep -E \"^[0-9]+:(memory|pids):\" /proc/self/cgroup"' \
+			"$CORRAL" "$ws" "$CR_TMP/fallback.pid" 3>"$ST" 2>"$CR_TMP/stderr")
+		RC=$? ERR=$(<"$CR_TMP/stderr") fpid=$(cat "$CR_TMP/fallback.pid")
+		jcheck "$m: the cgroups cannot be made after clone (taken names): the run falls back to RLIMIT_AS and RLIMIT_NPROC, as one that could not make them before clone" \
+			'.exit_code == 0 and .enforced.limits.memory.mode == "rlimit" and
+			 .enforced.limits.pids == {"value":4096,"mode":"rlimit"} and
+			 (.enforced.tmpfs.basis != "memory_cgroup")'
+		# (Another corral's sweep may remove the taken ones once this one has exited: count only
+		# what this one could have made itself, names past the taken 1-8.)
+		check "$m: ... the command ran once, in no run cgroup, and corral left no directory of its own" \
+			eval '[ "$(cat "$ws/ran")" = ran ] && ! grep -q run- <<<"$OUT" &&
+			      ! run_dirs "$fpid" | grep -qE -- "-(9|[1-9][0-9]+)\$"'
+		check "$m: ... the first attempt made them after clone, and was abandoned (corral -v says so)" \
+			grep -q "cgroup v1 directories after clone: .*; again, made before clone" <<<"$ERR"
+		for d in $(run_dirs "$fpid"); do rmdir "$d" 2>/dev/null; done
+	fi
 
 	# --- rlimits -------------------------------------------------------------------------------
 	t0=$(date +%s)
