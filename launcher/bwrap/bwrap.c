@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "bwrap-pool.h"
 #include "bwrap.h"
 #include "launcher/base/fd-util.h"
 #include "launcher/base/ini.h"
@@ -33,6 +34,8 @@
 #define CR_BWRAP_CONF "/etc/corral/bwrap.conf"
 
 static bool level_prefix;
+/* Which way the run went (a pool's sandbox or cold), for the status's "corral" object. */
+static struct cr_bwrap_pooled pooled = { .via = "cold" };
 
 static void say(int level, const char *fmt, ...) _printf_(2, 3);
 static void say(int level, const char *fmt, ...)
@@ -83,7 +86,7 @@ static int read_mode(enum cr_bwrap_mode *ret)
 	return 0;
 }
 
-static uint64_t caller_caps(void)
+uint64_t cr_bwrap_caller_caps(void)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2] = {};
@@ -138,6 +141,15 @@ static void harden(struct cr_bwrap *b)
 	p->seccomp = CR_SECCOMP_BASIC;
 }
 
+void cr_bwrap_shape(struct cr_bwrap *b)
+{
+	b->asked_new_session = b->policy.ex.new_session;
+	if (b->mode == CR_BWRAP_HARDENED)
+		harden(b);
+	else
+		b->policy.ex.init_dumpable = true; /* bwrap's child can be joined by its caller */
+}
+
 /* The "corral" object of --json-status-fd: what corral added to bwrap's semantics, and how the
  * limits and the filter were enforced (from the driver's report: a limit that fell back to an
  * rlimit, or could not be enforced, says so there). */
@@ -167,6 +179,9 @@ static json_object *corral_json(const struct cr_bwrap *b, json_object *enforced)
 				r = r ?: cr_json_append(added, json_object_new_string(what[i].name));
 	}
 	r = r ?: cr_json_add(o, "added", added);
+	r = r ?: cr_json_add(o, "via", json_object_new_string(pooled.via));
+	if (pooled.note[0])
+		r = r ?: cr_json_add(o, "pool_fallback", json_object_new_string(pooled.note));
 	if (r >= 0 && b->mode == CR_BWRAP_HARDENED && enforced &&
 	    json_object_object_get_ex(enforced, "limits", &v))
 		r = cr_json_add(o, "limits", json_object_get(v));
@@ -322,6 +337,33 @@ static int run(struct cr_bwrap *b)
 	return exit_status(b, &o);
 }
 
+/* Through a running pool's sandbox when it has one for this policy (corral-bwrap(1), POOL),
+ * else cold. The way it went is said with CORRAL_BWRAP_VERBOSE=1 and in the status. */
+static int pool_or_cold(struct cr_bwrap *b, int argc, char **argv)
+{
+	const char *v = getenv("CORRAL_BWRAP_VERBOSE");
+	enum cr_pool_mode mode;
+	struct cr_outcome o = {};
+	char msg[512];
+	int r;
+
+	r = cr_bwrap_pool_mode(CR_BWRAP_CONF, &mode, msg, sizeof(msg));
+	if (r < 0) {
+		say(3, "%s", msg);
+		return 1;
+	}
+	r = cr_bwrap_via_pool(b, mode, argc, argv, &o, &pooled);
+	cr_stamp("pool");
+	if (r < 0) {
+		say(3, "pool: %s", pooled.note);
+		return 1;
+	}
+	if (v && strcmp(v, "1") == 0)
+		say(6, "%s%s%s", r > 0 ? "ran in a pool's sandbox" : "ran cold",
+		    pooled.note[0] ? ": " : "", pooled.note);
+	return r > 0 ? exit_status(b, &o) : run(b);
+}
+
 int cr_bwrap_main(int argc, char **argv, const char *prog)
 {
 	struct cr_bwrap b;
@@ -337,7 +379,7 @@ int cr_bwrap_main(int argc, char **argv, const char *prog)
 			level_prefix = true;
 	if (read_mode(&mode) < 0)
 		return 1;
-	r = cr_bwrap_parse(argc, argv, getuid(), getgid(), caller_caps(), mode, &b, msg,
+	r = cr_bwrap_parse(argc, argv, getuid(), getgid(), cr_bwrap_caller_caps(), mode, &b, msg,
 			   sizeof(msg));
 	level_prefix = b.level_prefix;
 	cr_stamp("parse");
@@ -364,11 +406,7 @@ int cr_bwrap_main(int argc, char **argv, const char *prog)
 		cr_bwrap_done(&b);
 		return 1;
 	}
-	b.asked_new_session = b.policy.ex.new_session;
-	if (b.mode == CR_BWRAP_HARDENED)
-		harden(&b);
-	else
-		b.policy.ex.init_dumpable = true; /* bwrap's child can be joined by its caller */
+	cr_bwrap_shape(&b);
 	r = inherited_fds(&b, &b.policy.keep_fds, &b.policy.n_keep_fds);
 	if (r < 0) {
 		say(3, "cannot list the descriptors to pass on: %s", strerror(-r));
@@ -376,7 +414,7 @@ int cr_bwrap_main(int argc, char **argv, const char *prog)
 		return 1;
 	}
 	cr_stamp("policy");
-	r = run(&b);
+	r = pool_or_cold(&b, argc, argv);
 	cr_bwrap_done(&b);
 	cr_stamp("run_free");
 	return r;
