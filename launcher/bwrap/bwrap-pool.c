@@ -102,22 +102,24 @@ static int spec(const struct cr_bwrap *b, int argc, char **argv, char ***ret_arg
 	return 0;
 }
 
-/* Is a pool running? Only to say why this run did not use it. */
-static bool pool_runs(void)
+int cr_bwrap_pool_connect(enum cr_pool_mode mode)
 {
 	char why[256];
-	int fd = cr_pool_connect(environ, why, sizeof(why));
+	int fd;
 
+	if (mode == CR_POOL_NEVER)
+		return -1;
+	fd = cr_pool_connect(environ, why, sizeof(why));
 	if (fd < 0)
-		return false;
-	(void)close(fd);
-	return true;
+		cr_debug("pool: %s", why);
+	return fd < 0 ? -1 : fd;
 }
 
-int cr_bwrap_via_pool(const struct cr_bwrap *b, enum cr_pool_mode mode, int argc, char **argv,
-		      struct cr_outcome *o, struct cr_bwrap_pooled *ret)
+int cr_bwrap_via_pool(const struct cr_bwrap *b, enum cr_pool_mode mode, int fd, int argc,
+		      char **argv, struct cr_outcome *o, struct cr_bwrap_pooled *ret)
 {
 	const char *unfit = cr_bwrap_unpoolable(b);
+	_cleanup_close_ int pool_fd = fd;
 	_cleanup_free_ char **spec_argv = NULL, **spec_env = NULL;
 	_cleanup_free_ char *mode_kv = NULL;
 	struct cr_pool_result res = {};
@@ -128,15 +130,18 @@ int cr_bwrap_via_pool(const struct cr_bwrap *b, enum cr_pool_mode mode, int argc
 	ret->note[0] = '\0';
 	if (mode == CR_POOL_NEVER)
 		return 0;
-	if (unfit) {
-		if (mode == CR_POOL_REQUIRE || pool_runs())
-			(void)snprintf(ret->note, sizeof(ret->note), "%s", unfit);
+	if (pool_fd < 0 && mode == CR_POOL_REQUIRE)
+		return cr_msg(ret->note, sizeof(ret->note), -ENOENT, "no pool is running");
+	if (pool_fd < 0)
+		return 0; /* no pool: the usual way, not a fallback */
+	if (unfit) { /* a pool runs: say why this run did not use it */
+		(void)snprintf(ret->note, sizeof(ret->note), "%s", unfit);
 		return mode == CR_POOL_REQUIRE ? -EAGAIN : 0;
 	}
 	r = spec(b, argc, argv, &spec_argv, &spec_env, &mode_kv);
 	if (r < 0)
 		return cr_msg(ret->note, sizeof(ret->note), r, "out of memory");
-	call = (struct cr_pool_call){ .fd = -1, .policy = &b->policy, .argc = argc,
+	call = (struct cr_pool_call){ .fd = TAKE_FD(pool_fd), .policy = &b->policy, .argc = argc,
 				      .argv = spec_argv, .env = spec_env };
 	r = cr_pool_run(&call, &res);
 	json_object_put(res.enforced);

@@ -97,7 +97,8 @@ uint64_t cr_bwrap_caller_caps(void)
 }
 
 /* Every descriptor the caller passed, as bwrap hands them all to the command, but those it
- * consumes itself (and CORRAL_STAMP_FD's, which is corral's own). */
+ * consumes itself (and CORRAL_STAMP_FD's, which is corral's own). Those close-on-exec are
+ * corral's own too (the pool's connection): a caller's cannot be, its exec closed them. */
 static int inherited_fds(const struct cr_bwrap *b, int **ret, size_t *ret_n)
 {
 	DIR *d = opendir("/proc/self/fd");
@@ -112,7 +113,8 @@ static int inherited_fds(const struct cr_bwrap *b, int **ret, size_t *ret_n)
 
 		if (e->d_name[0] == '.' || fd <= 2 || fd == dirfd(d) || fd == b->info_fd ||
 		    fd == b->json_status_fd || fd == b->policy.ex.block_fd ||
-		    fd == b->policy.ex.userns_block_fd || fd == cr_stamp_fd())
+		    fd == b->policy.ex.userns_block_fd || fd == cr_stamp_fd() ||
+		    (fcntl(fd, F_GETFD) & FD_CLOEXEC))
 			continue;
 		a = reallocarray(v, n + 1, sizeof(int));
 		if (!a) {
@@ -339,20 +341,14 @@ static int run(struct cr_bwrap *b)
 
 /* Through a running pool's sandbox when it has one for this policy (corral-bwrap(1), POOL),
  * else cold. The way it went is said with CORRAL_BWRAP_VERBOSE=1 and in the status. */
-static int pool_or_cold(struct cr_bwrap *b, int argc, char **argv)
+static int pool_or_cold(struct cr_bwrap *b, enum cr_pool_mode mode, int fd, int argc,
+			char **argv)
 {
 	const char *v = getenv("CORRAL_BWRAP_VERBOSE");
-	enum cr_pool_mode mode;
 	struct cr_outcome o = {};
-	char msg[512];
 	int r;
 
-	r = cr_bwrap_pool_mode(CR_BWRAP_CONF, &mode, msg, sizeof(msg));
-	if (r < 0) {
-		say(3, "%s", msg);
-		return 1;
-	}
-	r = cr_bwrap_via_pool(b, mode, argc, argv, &o, &pooled);
+	r = cr_bwrap_via_pool(b, mode, fd, argc, argv, &o, &pooled);
 	cr_stamp("pool");
 	if (r < 0) {
 		say(3, "pool: %s", pooled.note);
@@ -364,8 +360,19 @@ static int pool_or_cold(struct cr_bwrap *b, int argc, char **argv)
 	return r > 0 ? exit_status(b, &o) : run(b);
 }
 
+/* --help or --version among the options. */
+static bool asks_info(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "--version") == 0)
+			return true;
+	return false;
+}
+
 int cr_bwrap_main(int argc, char **argv, const char *prog)
 {
+	_cleanup_close_ int pool_fd = -EBADF;
+	enum cr_pool_mode pool_mode;
 	struct cr_bwrap b;
 	enum cr_bwrap_mode mode;
 	char msg[512];
@@ -379,6 +386,15 @@ int cr_bwrap_main(int argc, char **argv, const char *prog)
 			level_prefix = true;
 	if (read_mode(&mode) < 0)
 		return 1;
+	r = cr_bwrap_pool_mode(CR_BWRAP_CONF, &pool_mode, msg, sizeof(msg));
+	if (r < 0) {
+		say(3, "%s", msg);
+		return 1;
+	}
+	/* First thing: the pool checks its new peer while the command line is parsed. Not for
+	 * --version and --help, which a client runs before every run. */
+	if (!asks_info(argc, argv))
+		pool_fd = cr_bwrap_pool_connect(pool_mode);
 	r = cr_bwrap_parse(argc, argv, getuid(), getgid(), cr_bwrap_caller_caps(), mode, &b, msg,
 			   sizeof(msg));
 	level_prefix = b.level_prefix;
@@ -414,7 +430,7 @@ int cr_bwrap_main(int argc, char **argv, const char *prog)
 		return 1;
 	}
 	cr_stamp("policy");
-	r = pool_or_cold(&b, argc, argv);
+	r = pool_or_cold(&b, pool_mode, TAKE_FD(pool_fd), argc, argv);
 	cr_bwrap_done(&b);
 	cr_stamp("run_free");
 	return r;
