@@ -71,8 +71,6 @@ const char *cr_bwrap_unpoolable(const struct cr_bwrap *b)
 		return "--info-fd, --json-status-fd: the sandbox's pid belongs to its run";
 	if (b->sync_fd >= 0)
 		return "--sync-fd: a descriptor of the run's own";
-	if (!b->die_with_parent)
-		return "no --die-with-parent: a pooled command ends with its caller";
 	if (!cwd_decidable(&b->policy))
 		return "the working directory is not a bind of the same host path";
 	return NULL;

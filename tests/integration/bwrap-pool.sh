@@ -180,8 +180,8 @@ for mode in $MODES; do
 	pbw "$mode" CORRAL_POOL=require -- "${ARGV[@]}" --sync-fd 0 -- echo ran
 	is "$mode: CORRAL_POOL=require with a run the pool cannot serve fails, the command never ran" \
 		'[ "$RC" = 1 ] && [[ $OUT != ran* ]] && [[ $ERR == *"bwrap: pool: --sync-fd"* ]]'
-	pbw "$mode" -- "${ARGV[@]/--die-with-parent/--new-session}" -- echo ran
-	is "$mode: without --die-with-parent the run is cold and runs (auto)" \
-		'[ "$RC" = 0 ] && [[ $OUT == ran* ]] && [[ $OUT == *pooled=0* ]]'
+	pbw "$mode" -- "${ARGV[@]}" --as-pid-1 -- echo ran
+	is "$mode: --as-pid-1 runs cold (auto), says why, and runs" \
+		'[ "$RC" = 0 ] && [[ $OUT == ran* ]] && [[ $OUT == *pooled=0* ]] && [[ $ERR == *"ran cold: the command as pid 1"* ]]'
 	as "$mode" env XDG_RUNTIME_DIR="$(rundir "$mode")" "$CORRAL" pool stop >/dev/null 2>&1
 done
