@@ -76,24 +76,31 @@ const char *cr_bwrap_unpoolable(const struct cr_bwrap *b)
 	return NULL;
 }
 
-/* The spec: the command line as the pool's build takes it (argv[0] the door's name), and the
- * environment with the mode first, so that the pool builds the policy of this mode. */
-static int spec(const struct cr_bwrap *b, int argc, char **argv, char ***ret_argv,
-		char ***ret_env, char **ret_mode)
+/* The spec: the options as parsed (argv[0] the door's name; --args FD replaced by what it held,
+ * which the pool cannot read), "--" and the command, and the environment with the mode first,
+ * so that the pool builds the policy of this mode. */
+static int spec(const struct cr_bwrap *b, char ***ret_argv, int *ret_argc, char ***ret_env,
+		char **ret_mode)
 {
-	size_t n = 0;
+	size_t n = 0, n_cmd = 0, k = 0;
 
 	while (environ && environ[n])
 		n++;
+	while (b->policy.argv[n_cmd])
+		n_cmd++;
 	if (asprintf(ret_mode, MODE_VAR "%s", cr_bwrap_mode_to_string(b->mode)) < 0)
 		return -ENOMEM;
-	*ret_argv = calloc((size_t)argc + 1, sizeof(char *));
+	*ret_argv = calloc(b->n_options + n_cmd + 3, sizeof(char *));
 	*ret_env = calloc(n + 2, sizeof(char *));
 	if (!*ret_argv || !*ret_env)
 		return -ENOMEM;
-	(*ret_argv)[0] = (char *)cr_bwrap_pool_door.name;
-	for (int i = 1; i < argc; i++)
-		(*ret_argv)[i] = argv[i];
+	(*ret_argv)[k++] = (char *)cr_bwrap_pool_door.name;
+	for (size_t i = 0; i < b->n_options; i++)
+		(*ret_argv)[k++] = b->options[i];
+	(*ret_argv)[k++] = (char *)"--";
+	for (size_t i = 0; i < n_cmd; i++)
+		(*ret_argv)[k++] = b->policy.argv[i];
+	*ret_argc = (int)k;
 	(*ret_env)[0] = *ret_mode;
 	for (size_t i = 0; i < n; i++)
 		(*ret_env)[i + 1] = environ[i];
@@ -113,8 +120,8 @@ int cr_bwrap_pool_connect(enum cr_pool_mode mode)
 	return fd < 0 ? -1 : fd;
 }
 
-int cr_bwrap_via_pool(const struct cr_bwrap *b, enum cr_pool_mode mode, int fd, int argc,
-		      char **argv, struct cr_outcome *o, struct cr_bwrap_pooled *ret)
+int cr_bwrap_via_pool(const struct cr_bwrap *b, enum cr_pool_mode mode, int fd,
+		      struct cr_outcome *o, struct cr_bwrap_pooled *ret)
 {
 	const char *unfit = cr_bwrap_unpoolable(b);
 	_cleanup_close_ int pool_fd = fd;
@@ -122,7 +129,7 @@ int cr_bwrap_via_pool(const struct cr_bwrap *b, enum cr_pool_mode mode, int fd, 
 	_cleanup_free_ char *mode_kv = NULL;
 	struct cr_pool_result res = {};
 	struct cr_pool_call call;
-	int r;
+	int spec_argc, r;
 
 	ret->via = "cold";
 	ret->note[0] = '\0';
@@ -136,10 +143,10 @@ int cr_bwrap_via_pool(const struct cr_bwrap *b, enum cr_pool_mode mode, int fd, 
 		(void)snprintf(ret->note, sizeof(ret->note), "%s", unfit);
 		return mode == CR_POOL_REQUIRE ? -EAGAIN : 0;
 	}
-	r = spec(b, argc, argv, &spec_argv, &spec_env, &mode_kv);
+	r = spec(b, &spec_argv, &spec_argc, &spec_env, &mode_kv);
 	if (r < 0)
 		return cr_msg(ret->note, sizeof(ret->note), r, "out of memory");
-	call = (struct cr_pool_call){ .fd = TAKE_FD(pool_fd), .policy = &b->policy, .argc = argc,
+	call = (struct cr_pool_call){ .fd = TAKE_FD(pool_fd), .policy = &b->policy, .argc = spec_argc,
 				      .argv = spec_argv, .env = spec_env };
 	r = cr_pool_run(&call, &res);
 	json_object_put(res.enforced);
@@ -162,17 +169,37 @@ static enum cr_bwrap_mode env_mode(char *const *env)
 	return _CR_BWRAP_MODE_INVALID;
 }
 
+/* An option of @argv (before "--") that names a descriptor: in the pool it would be one of the
+ * pool's own. A client never sends one (those runs are cold); one that does is refused. */
+static const char *fd_option(int argc, char **argv)
+{
+	static const char *const with_fd[] = {
+		"--args", "--file", "--bind-data", "--ro-bind-data", "--bind-fd", "--ro-bind-fd",
+		"--seccomp", "--add-seccomp-fd", "--userns", "--userns2", "--pidns", "--info-fd",
+		"--json-status-fd", "--sync-fd", "--block-fd", "--userns-block-fd",
+	};
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		for (size_t j = 0; j < ELEMENTSOF(with_fd); j++)
+			if (strcmp(argv[i], with_fd[j]) == 0)
+				return with_fd[j];
+	return NULL;
+}
+
 /* In the pool: the policy of the client's command line, by the door's own parser and mode. Not
  * the descriptors, which the pool never has: such a policy is not served (pool_door_unfit()). */
 static int pool_build(int argc, char **argv, char *const *env, struct cr_policy *ret, char *msg,
 		      size_t size)
 {
 	enum cr_bwrap_mode mode = env_mode(env);
+	const char *fd_opt = fd_option(argc, argv);
 	struct cr_bwrap b;
 	int r;
 
 	if ((int)mode < 0)
 		return cr_msg(msg, size, -EINVAL, "no bwrap mode in the spec");
+	if (fd_opt)
+		return cr_msg(msg, size, -EINVAL, "%s names a descriptor of the client's", fd_opt);
 	r = cr_bwrap_parse(argc, argv, getuid(), getgid(), cr_bwrap_caller_caps(), mode, &b, msg,
 			   size);
 	if (r >= 0 && (b.help || b.version))

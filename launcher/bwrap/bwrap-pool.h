@@ -32,12 +32,12 @@ struct cr_bwrap_pooled {
  * door parses: the descriptor, or -1 (no pool, or @mode never). */
 int cr_bwrap_pool_connect(enum cr_pool_mode mode);
 
-/* Run @b's command in a pool's sandbox (@fd: cr_bwrap_pool_connect()'s, taken over; @argc,
- * @argv: the door's command line, which the pool builds the same policy from). 1: it ran there, @o has the outcome; 0: run it cold (ret->note
- * says why, empty when no pool runs); -errno: it failed for good (CORRAL_POOL=require, or the
- * pool died during the run), ret->note says why. */
-int cr_bwrap_via_pool(const struct cr_bwrap *b, enum cr_pool_mode mode, int fd, int argc,
-		      char **argv, struct cr_outcome *o, struct cr_bwrap_pooled *ret);
+/* Run @b's command in a pool's sandbox (@fd: cr_bwrap_pool_connect()'s, taken over); on a miss
+ * the pool builds the same policy from @b's options. 1: it ran there, @o has the outcome; 0:
+ * run it cold (ret->note says why, empty when no pool runs); -errno: it failed for good
+ * (CORRAL_POOL=require, or the pool died during the run), ret->note says why. */
+int cr_bwrap_via_pool(const struct cr_bwrap *b, enum cr_pool_mode mode, int fd,
+		      struct cr_outcome *o, struct cr_bwrap_pooled *ret);
 
 /* The pool's side: the policy of a bwrap command line, registered with the pool. */
 extern const struct cr_pool_door cr_bwrap_pool_door;

@@ -341,14 +341,13 @@ static int run(struct cr_bwrap *b)
 
 /* Through a running pool's sandbox when it has one for this policy (corral-bwrap(1), POOL),
  * else cold. The way it went is said with CORRAL_BWRAP_VERBOSE=1 and in the status. */
-static int pool_or_cold(struct cr_bwrap *b, enum cr_pool_mode mode, int fd, int argc,
-			char **argv)
+static int pool_or_cold(struct cr_bwrap *b, enum cr_pool_mode mode, int fd)
 {
 	const char *v = getenv("CORRAL_BWRAP_VERBOSE");
 	struct cr_outcome o = {};
 	int r;
 
-	r = cr_bwrap_via_pool(b, mode, fd, argc, argv, &o, &pooled);
+	r = cr_bwrap_via_pool(b, mode, fd, &o, &pooled);
 	cr_stamp("pool");
 	if (r < 0) {
 		say(3, "pool: %s", pooled.note);
@@ -430,7 +429,7 @@ int cr_bwrap_main(int argc, char **argv, const char *prog)
 		return 1;
 	}
 	cr_stamp("policy");
-	r = pool_or_cold(&b, pool_mode, TAKE_FD(pool_fd), argc, argv);
+	r = pool_or_cold(&b, pool_mode, TAKE_FD(pool_fd));
 	cr_bwrap_done(&b);
 	cr_stamp("run_free");
 	return r;

@@ -114,6 +114,24 @@ for mode in $MODES; do
 	res "$mode: through the pool: --chdir and --clearenv" pooled=1 A=1 RC=0
 	[[ $OUT != *PATH=* ]] || not_ok "$mode: --clearenv through the pool leaves PATH"
 
+	# --args FD: the options it holds decide (the pool builds from them), the descriptor is closed.
+	printf -- '--setenv\0FROM\0args\0' >"$top/args"
+	chmod 0644 "$top/args"
+	argsrun() {
+		OUT=$(cd "$WS" && as "$mode" env XDG_RUNTIME_DIR="$(rundir "$mode")" HOME="$HOMEDIR" \
+			CORRAL_BWRAP_VERBOSE=1 CORRAL_POOL="$1" "$BIN/nofd" /bin/bash -c 'exec 3<"$0"; exec "$@"' \
+			"$top/args" "$BW" "${ARGV[@]}" --args 3 -- sh -c 'echo from=$FROM; [ -e /proc/self/fd/3 ]; echo fd3=$?' \
+			2>"$CR_TMP/err" </dev/null)
+		RC=$?
+		ERR=$(<"$CR_TMP/err")
+		OUT+=$'\n'"pooled=$([[ $ERR == *"ran in a pool's sandbox"* ]] && echo 1 || echo 0)"
+	}
+	argsrun auto
+	wait_for ready "$mode"
+	argsrun require
+	res "$mode: through the pool: --args FD's options apply and the descriptor is not passed on" \
+		pooled=1 from=args fd3=1 RC=0
+
 	# Escape probes through the pool, each with its positive control in the same sandbox.
 	pbw "$mode" CORRAL_POOL=require -- "${ARGV[@]}" -- sh -c '
 		"$0" write "$1/ok"; echo ctl=$?
