@@ -15,7 +15,8 @@ source "$CR_TESTS_DIR/integration/bwrap-lib.sh"
 
 EROFS=30 EAGAIN=11
 POOL_PIDS=()
-CR_CLEANUP_HOOK='for p in "${POOL_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done'
+CR_CLEANUP_HOOK='for p in "${POOL_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	for v in "$CR_TMP"/pool-*/vol; do umount "$v" 2>/dev/null; done'
 bwrap_doors_setup
 BW=$(door_dir exe)/bwrap
 
@@ -190,6 +191,25 @@ for mode in $MODES; do
 	pbw "$mode" CORRAL_POOL=require -- "${ARGV[@]}" -- cat /mnt/late/x
 	is "$mode: the pool restocks with the new state, and serves it (control)" \
 		'[[ $OUT == planted* ]] && [[ $OUT == *pooled=1* ]]'
+
+	# A mount made on the host after the pool stocked (a volume attached under a bound directory),
+	# then unmounted (a volume locked): each run sees the host's mount table of its own time.
+	if [ "$(id -u)" -eq 0 ]; then
+		mkdir -p "$top/vol"
+		chmod 0755 "$top/vol"
+		wait_for ready "$mode"
+		mount -t tmpfs -o mode=0755 corral-test "$top/vol" && echo secret >"$top/vol/s" && chmod 0644 "$top/vol/s"
+		pbw "$mode" -- "${ARGV[@]}" -- cat "$top/vol/s"
+		is "$mode: a mount made on the host after the pool stocked: the run sees it (cold, says why)" \
+			'[[ $OUT == secret* ]] && [[ $ERR == *"changed since the sandboxes were built"* ]]'
+		wait_for ready "$mode"
+		umount "$top/vol"
+		pbw "$mode" -- "${ARGV[@]}" -- cat "$top/vol/s"
+		is "$mode: that mount gone from the host (a volume locked): the run does not see it" \
+			'[ "$RC" != 0 ] && [[ $OUT != secret* ]]'
+	else
+		skip "$mode: a host mount after the pool stocked" "mounting on the host needs root"
+	fi
 
 	# Unpoolable: cold, and said so (--json-status-fd's corral object, CORRAL_POOL=require).
 	pbw "$mode" -- "${ARGV[@]}" --json-status-fd 1 -- true
