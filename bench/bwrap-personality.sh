@@ -30,11 +30,11 @@ trap '[ "$pool" = 0 ] || XDG_RUNTIME_DIR=$top/run "$corral" pool stop >/dev/null
 chmod 0755 "$top"
 # The caller's descriptors above 2 would be passed on to the sandbox (bwrap's semantics) and keep
 # a pooled run cold: a client such as srt passes 0, 1 and 2 only.
-for fd in /proc/$$/fd/*; do
+for fd in "/proc/$$/fd/"*; do
 	fd=${fd##*/}
 	[ "$fd" -le 2 ] || eval "exec $fd>&-" 2>/dev/null || true
 done
-mkdir -p -m 0700 "$top/run" "$top/nopool"
+mkdir -m 0700 "$top/run" "$top/nopool"
 export XDG_RUNTIME_DIR=$top/nopool
 mkdir -p "$top/ws" "$top/home/.ssh" "$top/door"
 cp "${CR_BWRAP:-$corral}" "$top/door/bwrap"
@@ -69,9 +69,11 @@ if [ "$pool" != 0 ]; then
 	XDG_RUNTIME_DIR=$top/run "$corral" pool start --size 32 >/dev/null
 	pmodes=
 	for mode in $modes; do # one cold run teaches the pool each mode's policy
+		# shellcheck disable=SC2086 # the options, split as the commands above are
 		CORRAL_BWRAP_MODE=$mode XDG_RUNTIME_DIR=$top/run "$top/door/bwrap" $args
 		sleep 3
 		# compat as root keeps the caller's capabilities, as bwrap does: never pooled
+		# shellcheck disable=SC2086 # likewise
 		why=$(CORRAL_BWRAP_VERBOSE=1 CORRAL_BWRAP_MODE=$mode XDG_RUNTIME_DIR=$top/run \
 			"$top/door/bwrap" $args 2>&1)
 		if [[ $why == *"ran in a pool's sandbox"* ]]; then

@@ -31,6 +31,7 @@ EOF
 chmod 0755 "$BIN/nofd"
 
 # The first JSON document of argv[1] (--json-status-fd's): its corral object went cold, saying why.
+# shellcheck disable=SC2034 # read in eval (is)
 CORRAL_OBJ='import json, sys
 c = json.JSONDecoder().raw_decode(sys.argv[1])[0]["corral"]
 sys.exit(not (c["via"] == "cold" and "json-status-fd" in c.get("pool_fallback", "")))'
