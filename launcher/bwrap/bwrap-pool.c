@@ -54,10 +54,12 @@ int cr_bwrap_pool_mode(const char *conf, enum cr_pool_mode *ret, char *msg, size
  * one would, and a cold one falls back ($HOME, /) or fails where it does not. */
 static bool cwd_decidable(const struct cr_policy *p)
 {
+	_cleanup_free_ char *real = p->cwd ? realpath(p->cwd, NULL) : NULL;
 	const struct cr_fs_op *last = NULL;
 	struct stat st;
 
-	if (!p->cwd || stat(p->cwd, &st) < 0 || !S_ISDIR(st.st_mode))
+	/* a link on the way could lead elsewhere in the sandbox than on the host */
+	if (!real || strcmp(real, p->cwd) != 0 || stat(p->cwd, &st) < 0 || !S_ISDIR(st.st_mode))
 		return false;
 	for (size_t i = 0; i < p->n_fs_ops; i++)
 		if (p->fs_ops[i].dst && cr_path_is_within(p->cwd, p->fs_ops[i].dst))
