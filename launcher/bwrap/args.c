@@ -373,7 +373,7 @@ static int fd_option(struct parser *p, const char *opt, const char *arg)
 
 static int parse_list(struct parser *p, int argc, char **argv, int *ret_next);
 
-/* --args FD: NUL-separated options, parsed in place of it. */
+/* --args FD: NUL-separated options, parsed in place of it, and the descriptor closed. */
 static int args_option(struct parser *p, const char *arg)
 {
 	_cleanup_free_ char *data = NULL;
@@ -387,6 +387,7 @@ static int args_option(struct parser *p, const char *arg)
 	if (p->depth >= MAX_ARGS_DEPTH)
 		return fail(p, -ELOOP, "--args is nested too deeply");
 	r = read_fd(fd, &data, &len);
+	(void)close(fd); /* as bwrap does: the command does not get it */
 	if (r < 0)
 		return fail(p, r, "Failed to load --args: %s", strerror(-r));
 	v = calloc(len / 2 + 3, sizeof(char *));
@@ -772,6 +773,23 @@ static bool takes_perms(enum cr_fs_op_kind k)
 
 /* Options from argv[1] until the command: *ret_next is the index of the command's argv[0]
  * (argc when there is none). */
+/* Copies of @n parsed arguments, for cr_bwrap.options. */
+static int keep_options(struct cr_bwrap *b, char **v, size_t n)
+{
+	char **a = reallocarray(b->options, b->n_options + n + 1, sizeof(char *));
+
+	if (!a)
+		return -ENOMEM;
+	b->options = a;
+	for (size_t i = 0; i < n; i++) {
+		b->options[b->n_options] = strdup(v[i]);
+		if (!b->options[b->n_options])
+			return -ENOMEM;
+		b->options[++b->n_options] = NULL;
+	}
+	return 0;
+}
+
 static int parse_list(struct parser *p, int argc, char **argv, int *ret_next)
 {
 	int i;
@@ -808,6 +826,10 @@ static int parse_list(struct parser *p, int argc, char **argv, int *ret_next)
 			if (size && !takes_size(k))
 				return fail(p, -EINVAL, "--size must be followed by --tmpfs");
 		}
+		/* --args' own options were kept as its parse went */
+		r = strcmp(opt, "--args") == 0 ? 0 : keep_options(p->b, argv + i, (size_t)used + 1);
+		if (r < 0)
+			return r;
 		i += used;
 	}
 	if (p->n_overlay_srcs)
@@ -948,6 +970,7 @@ int cr_bwrap_parse(int argc, char **argv, uint32_t uid, uint32_t gid, uint64_t c
 
 void cr_bwrap_done(struct cr_bwrap *b)
 {
+	strv_freep(&b->options);
 	strv_freep(&b->policy.argv);
 	cr_policy_done(&b->policy);
 }

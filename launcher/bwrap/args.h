@@ -32,6 +32,8 @@ struct cr_bwrap {
 	int userns_fd, userns2_fd, pidns_fd;
 	unsigned n_chdir; /* more than one: a warning, as bwrap gives */
 	bool asked_new_session; /* --new-session was given (the door's record, before hardening) */
+	char **options;	  /* the options as parsed, each --args FD replaced by what it held: the */
+	size_t n_options; /* command line a pool builds the same policy from */
 };
 
 /* Parse @argv (argv[0] is the program: not an option) into @b, for a caller with @uid and the

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "bwrap-pool.h"
 #include "bwrap.h"
 #include "launcher/base/fd-util.h"
 #include "launcher/base/ini.h"
@@ -33,6 +34,8 @@
 #define CR_BWRAP_CONF "/etc/corral/bwrap.conf"
 
 static bool level_prefix;
+/* Which way the run went (a pool's sandbox or cold), for the status's "corral" object. */
+static struct cr_bwrap_pooled pooled = { .via = "cold" };
 
 static void say(int level, const char *fmt, ...) _printf_(2, 3);
 static void say(int level, const char *fmt, ...)
@@ -83,7 +86,7 @@ static int read_mode(enum cr_bwrap_mode *ret)
 	return 0;
 }
 
-static uint64_t caller_caps(void)
+uint64_t cr_bwrap_caller_caps(void)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2] = {};
@@ -94,7 +97,8 @@ static uint64_t caller_caps(void)
 }
 
 /* Every descriptor the caller passed, as bwrap hands them all to the command, but those it
- * consumes itself (and CORRAL_STAMP_FD's, which is corral's own). */
+ * consumes itself (and CORRAL_STAMP_FD's, which is corral's own). Those close-on-exec are
+ * corral's own too (the pool's connection): a caller's cannot be, its exec closed them. */
 static int inherited_fds(const struct cr_bwrap *b, int **ret, size_t *ret_n)
 {
 	DIR *d = opendir("/proc/self/fd");
@@ -109,7 +113,8 @@ static int inherited_fds(const struct cr_bwrap *b, int **ret, size_t *ret_n)
 
 		if (e->d_name[0] == '.' || fd <= 2 || fd == dirfd(d) || fd == b->info_fd ||
 		    fd == b->json_status_fd || fd == b->policy.ex.block_fd ||
-		    fd == b->policy.ex.userns_block_fd || fd == cr_stamp_fd())
+		    fd == b->policy.ex.userns_block_fd || fd == cr_stamp_fd() ||
+		    (fcntl(fd, F_GETFD) & FD_CLOEXEC))
 			continue;
 		a = reallocarray(v, n + 1, sizeof(int));
 		if (!a) {
@@ -136,6 +141,15 @@ static void harden(struct cr_bwrap *b)
 	p->limits.value[CR_LIMIT_PIDS] = CR_DEFAULT_PIDS;
 	p->limits.set[CR_LIMIT_PIDS] = false;
 	p->seccomp = CR_SECCOMP_BASIC;
+}
+
+void cr_bwrap_shape(struct cr_bwrap *b)
+{
+	b->asked_new_session = b->policy.ex.new_session;
+	if (b->mode == CR_BWRAP_HARDENED)
+		harden(b);
+	else
+		b->policy.ex.init_dumpable = true; /* bwrap's child can be joined by its caller */
 }
 
 /* The "corral" object of --json-status-fd: what corral added to bwrap's semantics, and how the
@@ -167,6 +181,9 @@ static json_object *corral_json(const struct cr_bwrap *b, json_object *enforced)
 				r = r ?: cr_json_append(added, json_object_new_string(what[i].name));
 	}
 	r = r ?: cr_json_add(o, "added", added);
+	r = r ?: cr_json_add(o, "via", json_object_new_string(pooled.via));
+	if (pooled.note[0])
+		r = r ?: cr_json_add(o, "pool_fallback", json_object_new_string(pooled.note));
 	if (r >= 0 && b->mode == CR_BWRAP_HARDENED && enforced &&
 	    json_object_object_get_ex(enforced, "limits", &v))
 		r = cr_json_add(o, "limits", json_object_get(v));
@@ -322,8 +339,39 @@ static int run(struct cr_bwrap *b)
 	return exit_status(b, &o);
 }
 
+/* Through a running pool's sandbox when it has one for this policy (corral-bwrap(1), POOL),
+ * else cold. The way it went is said with CORRAL_BWRAP_VERBOSE=1 and in the status. */
+static int pool_or_cold(struct cr_bwrap *b, enum cr_pool_mode mode, int fd)
+{
+	const char *v = getenv("CORRAL_BWRAP_VERBOSE");
+	struct cr_outcome o = {};
+	int r;
+
+	r = cr_bwrap_via_pool(b, mode, fd, &o, &pooled);
+	cr_stamp("pool");
+	if (r < 0) {
+		say(3, "pool: %s", pooled.note);
+		return 1;
+	}
+	if (v && strcmp(v, "1") == 0)
+		say(6, "%s%s%s", r > 0 ? "ran in a pool's sandbox" : "ran cold",
+		    pooled.note[0] ? ": " : "", pooled.note);
+	return r > 0 ? exit_status(b, &o) : run(b);
+}
+
+/* --help or --version among the options. */
+static bool asks_info(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "--version") == 0)
+			return true;
+	return false;
+}
+
 int cr_bwrap_main(int argc, char **argv, const char *prog)
 {
+	_cleanup_close_ int pool_fd = -EBADF;
+	enum cr_pool_mode pool_mode;
 	struct cr_bwrap b;
 	enum cr_bwrap_mode mode;
 	char msg[512];
@@ -337,7 +385,16 @@ int cr_bwrap_main(int argc, char **argv, const char *prog)
 			level_prefix = true;
 	if (read_mode(&mode) < 0)
 		return 1;
-	r = cr_bwrap_parse(argc, argv, getuid(), getgid(), caller_caps(), mode, &b, msg,
+	r = cr_bwrap_pool_mode(CR_BWRAP_CONF, &pool_mode, msg, sizeof(msg));
+	if (r < 0) {
+		say(3, "%s", msg);
+		return 1;
+	}
+	/* First thing: the pool checks its new peer while the command line is parsed. Not for
+	 * --version and --help, which a client runs before every run. */
+	if (!asks_info(argc, argv))
+		pool_fd = cr_bwrap_pool_connect(pool_mode);
+	r = cr_bwrap_parse(argc, argv, getuid(), getgid(), cr_bwrap_caller_caps(), mode, &b, msg,
 			   sizeof(msg));
 	level_prefix = b.level_prefix;
 	cr_stamp("parse");
@@ -364,11 +421,7 @@ int cr_bwrap_main(int argc, char **argv, const char *prog)
 		cr_bwrap_done(&b);
 		return 1;
 	}
-	b.asked_new_session = b.policy.ex.new_session;
-	if (b.mode == CR_BWRAP_HARDENED)
-		harden(&b);
-	else
-		b.policy.ex.init_dumpable = true; /* bwrap's child can be joined by its caller */
+	cr_bwrap_shape(&b);
 	r = inherited_fds(&b, &b.policy.keep_fds, &b.policy.n_keep_fds);
 	if (r < 0) {
 		say(3, "cannot list the descriptors to pass on: %s", strerror(-r));
@@ -376,7 +429,7 @@ int cr_bwrap_main(int argc, char **argv, const char *prog)
 		return 1;
 	}
 	cr_stamp("policy");
-	r = run(&b);
+	r = pool_or_cold(&b, pool_mode, TAKE_FD(pool_fd));
 	cr_bwrap_done(&b);
 	cr_stamp("run_free");
 	return r;

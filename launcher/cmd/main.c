@@ -9,6 +9,7 @@
 #include "doctor.h"
 #include "profile-cmd.h"
 #include "session-cmd.h"
+#include "launcher/bwrap/bwrap-pool.h"
 #include "launcher/bwrap/bwrap.h"
 #include "launcher/policy/cli.h"
 #include "launcher/base/exit-codes.h"
@@ -99,8 +100,11 @@ int main(int argc, char **argv)
 		return cr_session_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "serve") == 0)
 		return cr_serve_main(argc - 1, argv + 1);
-	if (strcmp(cmd, "pool") == 0)
+	if (strcmp(cmd, "pool") == 0) {
+		/* The pool builds the bwrap door's policies too, by the door's code. */
+		cr_pool_door_register(&cr_bwrap_pool_door);
 		return cr_pool_main(argc - 1, argv + 1);
+	}
 	if (strcmp(cmd, "check") == 0)
 		return cr_check_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "oci") == 0)

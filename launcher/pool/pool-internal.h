@@ -61,6 +61,11 @@ struct pool_reply {
  * sandbox. */
 void cr_pool_fingerprint(const struct cr_policy *p, uint8_t ret[32]);
 
+/* The explicit part of a policy (cr_policy.ex, fs_ops; pool-door.c): its digest, which the
+ * fingerprint covers, and why the pool cannot serve it (NULL: it can). */
+void pool_door_digest(const struct cr_policy *p, uint8_t ret[32]);
+const char *pool_door_unfit(const struct cr_policy *p);
+
 /* Can the pool serve @p at all? NULL if so, else why not (a fixed phrase). The client also
  * runs cold when its stdin is a terminal (job control). */
 const char *cr_pool_unfit(const struct cr_policy *p);

@@ -63,6 +63,10 @@ static void snap_one(const char *path, struct pool_snap *s)
 
 void pool_snap_take(const struct cr_policy *p, struct pool_snap *ret)
 {
+	if (p->ex.on) {
+		pool_door_snap(p, ret);
+		return;
+	}
 	ret->n = 0;
 	ret->complete = true;
 	snap_one(p->workspace, ret);
@@ -352,8 +356,11 @@ static int key_fill(struct pool_state *ps, struct pool_key *k, const struct pool
 	env = k->args + h->argc + 2;
 	if (chdir(cwd) < 0)
 		return cr_msg(why, size, -errno, "cannot enter the client's directory %s: %m", cwd);
-	r = cr_cli_parse_run((int)h->argc, k->args + 1, &k->opts, why, size);
-	if (r >= 0)
+	if (pool_door_spec(k->args + 1))
+		r = pool_door_build((int)h->argc, k->args + 1, env, &k->policy, why, size);
+	else
+		r = cr_cli_parse_run((int)h->argc, k->args + 1, &k->opts, why, size);
+	if (r >= 0 && !pool_door_spec(k->args + 1))
 		r = key_build(k, env, why, size);
 	(void)!chdir("/");
 	if (r < 0)

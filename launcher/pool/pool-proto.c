@@ -43,6 +43,7 @@ static void put_ports(SHA2_CTX *c, const struct cr_port_range *r, size_t n)
 
 void cr_pool_fingerprint(const struct cr_policy *p, uint8_t ret[32])
 {
+	uint8_t door[32];
 	SHA2_CTX c;
 
 	SHA256Init(&c);
@@ -83,6 +84,8 @@ void cr_pool_fingerprint(const struct cr_policy *p, uint8_t ret[32])
 		put_u64(&c, p->limits.set[l]);
 	}
 	put_u64(&c, p->limits.required);
+	pool_door_digest(p, door);
+	put_bytes(&c, door, sizeof(door));
 	SHA256Final(ret, &c);
 }
 
@@ -96,7 +99,7 @@ const char *cr_pool_unfit(const struct cr_policy *p)
 		return "--allow-host: the proxy belongs to the run that starts it";
 	if (p->allow_degraded)
 		return "--allow-degraded: degraded mode has no pre-built sandbox";
-	return NULL;
+	return pool_door_unfit(p);
 }
 
 int cr_pool_socket_path(char *const *env, bool mkdir, char **ret)

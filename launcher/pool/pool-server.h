@@ -76,6 +76,13 @@ void pool_refill(struct pool_state *ps, struct pool_key *k);
 /* Hand a used or stale sandbox to the builder to destroy. */
 void pool_discard(struct pool_state *ps, struct pool_sandbox *sb);
 
+/* A door's policies (pool-door.c): is @argv (a spec's arguments) the registered door's, its
+ * policy built by the door, and what a sandbox of such a policy was built against. */
+bool pool_door_spec(char *const *argv);
+int pool_door_build(int argc, char **argv, char *const *env, struct cr_policy *ret, char *msg,
+		    size_t size);
+void pool_door_snap(const struct cr_policy *p, struct pool_snap *ret);
+
 /* The key with fingerprint @fp, or NULL. */
 struct pool_key *pool_key_find(struct pool_state *ps, const uint8_t fp[32]);
 /* Build the policy of a POOL_SPEC (@msg, @size bytes; taken over) as `corral run` would, gate

@@ -54,6 +54,18 @@ struct cr_pool_result {
  * run (the command ended with it). The reason is in ret->reason. */
 int cr_pool_run(const struct cr_pool_call *call, struct cr_pool_result *ret);
 
+/* A door other than `corral run` whose policies the pool builds (the bwrap personality): a
+ * spec whose first argument is @name is the door's command line, and @build makes its policy
+ * from it (@argv[0] is @name; @env the client's environment, with what the door needs to build
+ * the same policy), as the door's own run would, in the client's directory. Registered by the
+ * program, since the pool sits below the doors; one at most. */
+struct cr_pool_door {
+	const char *name;
+	int (*build)(int argc, char **argv, char *const *env, struct cr_policy *ret, char *msg,
+		     size_t size);
+};
+void cr_pool_door_register(const struct cr_pool_door *door);
+
 /* `corral pool start|stop|status|serve`. Returns the exit status. */
 int cr_pool_main(int argc, char **argv);
 extern const char cr_pool_usage[];

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/* The pool's other door: policies a door describes whole (cr_policy.ex, an explicit filesystem:
+ * bwrap's command line), built in the pool by the door's own code, registered by the program
+ * (launcher/cmd), since the pool sits below the doors. Their part of the fingerprint, and what a
+ * sandbox of theirs was built against (each source's identity), re-checked when it is taken. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sha2.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "launcher/policy/fs-op.h"
+#include "launcher/policy/policy.h"
+#include "pool-internal.h"
+#include "pool-server.h"
+#include "pool.h"
+
+static const struct cr_pool_door *door;
+
+void cr_pool_door_register(const struct cr_pool_door *d)
+{
+	door = d;
+}
+
+bool pool_door_spec(char *const *argv)
+{
+	return door && argv && argv[0] && strcmp(argv[0], door->name) == 0;
+}
+
+int pool_door_build(int argc, char **argv, char *const *env, struct cr_policy *ret, char *msg,
+		    size_t size)
+{
+	return door->build(argc, argv, env, ret, msg, size);
+}
+
+static void put_bytes(SHA2_CTX *c, const void *p, size_t n)
+{
+	uint64_t len = n;
+
+	SHA256Update(c, (const uint8_t *)&len, sizeof(len));
+	SHA256Update(c, p, n);
+}
+
+static void put_str(SHA2_CTX *c, const char *s)
+{
+	put_bytes(c, s ?: "\xff", s ? strlen(s) : 1); /* NULL differs from "" */
+}
+
+static void put_u64(SHA2_CTX *c, uint64_t v)
+{
+	put_bytes(c, &v, sizeof(v));
+}
+
+/* Everything of cr_policy.ex and fs_ops that shapes the sandbox. The descriptors a policy names
+ * (a bind's, a file's, --userns...) are its run's own: such a policy is never pooled
+ * (pool_door_unfit()), but their presence is in the digest all the same. */
+void pool_door_digest(const struct cr_policy *p, uint8_t ret[32])
+{
+	const struct cr_explicit *ex = &p->ex;
+	SHA2_CTX c;
+
+	SHA256Init(&c);
+	put_u64(&c, ex->on);
+	put_u64(&c, p->n_fs_ops);
+	for (size_t i = 0; i < p->n_fs_ops; i++) {
+		const struct cr_fs_op *f = &p->fs_ops[i];
+
+		put_u64(&c, (uint64_t)f->kind);
+		put_u64(&c, f->flags);
+		put_u64(&c, f->mode);
+		put_u64(&c, f->size);
+		put_str(&c, f->src);
+		put_str(&c, f->dst);
+		put_str(&c, f->upper);
+		put_str(&c, f->work);
+		put_u64(&c, f->fd >= 0);
+	}
+	put_u64(&c, ex->namespaces);
+	put_u64(&c, ex->nested_userns);
+	put_u64(&c, ex->assert_no_userns);
+	put_u64(&c, ex->uid);
+	put_u64(&c, ex->gid);
+	put_u64(&c, ex->caps);
+	put_u64(&c, ex->caps_inheritable);
+	put_u64(&c, ex->as_pid_1);
+	put_u64(&c, ex->init_dumpable);
+	put_u64(&c, ex->new_session);
+	put_u64(&c, ex->ctty);
+	put_u64(&c, ex->harden_proc);
+	put_u64(&c, ex->cwd_fallback);
+	put_str(&c, ex->argv0);
+	put_u64(&c, ex->n_seccomp_programs);
+	for (size_t i = 0; i < ex->n_seccomp_programs; i++)
+		put_bytes(&c, ex->seccomp_programs[i].insns, ex->seccomp_programs[i].size);
+	put_u64(&c, ex->block_fd >= 0);
+	put_u64(&c, ex->ready_fd >= 0);
+	put_u64(&c, ex->userns_block_fd >= 0);
+	put_u64(&c, ex->userns_fd >= 0);
+	put_u64(&c, ex->pidns_fd >= 0);
+	put_u64(&c, ex->userns2_fd >= 0);
+	put_u64(&c, ex->joins);
+	for (char **l = ex->lock_files; l && *l; l++)
+		put_str(&c, *l);
+	put_str(&c, p->limits.cgroup_path);
+	SHA256Final(ret, &c);
+}
+
+const char *pool_door_unfit(const struct cr_policy *p)
+{
+	const struct cr_explicit *ex = &p->ex;
+
+	if (!ex->on)
+		return NULL;
+	for (size_t i = 0; i < p->n_fs_ops; i++)
+		if (p->fs_ops[i].fd >= 0)
+			return "a bind or file from a descriptor belongs to its run";
+	if (ex->n_seccomp_programs)
+		return "a seccomp program from a descriptor belongs to its run";
+	if (ex->block_fd >= 0 || ex->ready_fd >= 0 || ex->userns_block_fd >= 0 ||
+	    ex->userns_fd >= 0 || ex->pidns_fd >= 0 || ex->userns2_fd >= 0 || ex->joins)
+		return "a namespace or descriptor of the caller's belongs to its run";
+	if (ex->lock_files)
+		return "a lock file is held by the run's own init";
+	if (ex->as_pid_1)
+		return "the command as pid 1: a pre-built sandbox's pid 1 is its own";
+	if (ex->caps)
+		return "capabilities kept: a pre-built sandbox's command has none";
+	if (!ex->new_session || ex->ctty)
+		return "the caller's session: a pre-built sandbox is in the pool's";
+	if (ex->argv0)
+		return "another argv[0]: a pre-built sandbox runs argv as given";
+	if (ex->assert_no_userns)
+		return "an assertion checked when the sandbox is built";
+	for (size_t i = 0; i < p->n_fs_ops; i++) {
+		const struct cr_fs_op *f = &p->fs_ops[i];
+
+		if (f->kind == CR_FS_PROC && strcmp(f->dst, "/proc") != 0)
+			return "a procfs elsewhere than /proc: a pooled sandbox remounts /proc only";
+		if (f->kind == CR_FS_OVERLAY && f->upper)
+			return "an overlay's upper directory: one sandbox at a time may mount it";
+	}
+	return NULL;
+}
+
+/* What a host path is now: its device and inode, zero when it does not exist (a --*-try source
+ * skipped at the build shows as one that appeared since). Followed, as a bind follows it. */
+static void snap_path(const char *path, struct pool_snap *s)
+{
+	struct stat st;
+
+	if (s->n >= POOL_MAX_SNAP) {
+		s->complete = false;
+		return;
+	}
+	if (!path || stat(path, &st) < 0)
+		st = (struct stat){};
+	s->id[s->n].dev = st.st_dev;
+	s->id[s->n].ino = st.st_ino;
+	s->n++;
+}
+
+/* The host's mount table, as a 64-bit FNV-1a of /proc/self/mountinfo in one entry: a bind of a
+ * directory copies the mounts below it as they were, so a mount or unmount there since the
+ * build (a volume locked and unmounted, a new one) is a change like a replaced source. */
+static void snap_mounts(struct pool_snap *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	char buf[8192];
+	ssize_t n;
+	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || s->n >= POOL_MAX_SNAP) {
+		s->complete = false;
+		if (fd >= 0)
+			(void)close(fd);
+		return;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			h = (h ^ (uint8_t)buf[i]) * 0x100000001b3ULL;
+	if (n < 0)
+		s->complete = false;
+	(void)close(fd);
+	s->id[s->n].dev = (dev_t)h;
+	s->id[s->n].ino = 0;
+	s->n++;
+}
+
+void pool_door_snap(const struct cr_policy *p, struct pool_snap *ret)
+{
+	ret->n = 0;
+	ret->complete = true;
+	snap_mounts(ret);
+	for (size_t i = 0; i < p->n_fs_ops; i++) {
+		const struct cr_fs_op *f = &p->fs_ops[i];
+
+		if (f->kind == CR_FS_BIND)
+			snap_path(f->src, ret);
+		else if (f->kind == CR_FS_OVERLAY) {
+			/* the lowers are '\n'-joined: each one */
+			const char *s = f->src;
+
+			while (s && *s) {
+				char one[4096];
+				size_t n = strcspn(s, "\n");
+
+				if (n < sizeof(one)) {
+					memcpy(one, s, n);
+					one[n] = '\0';
+					snap_path(one, ret);
+				} else
+					ret->complete = false;
+				s += n + (s[n] == '\n');
+			}
+			snap_path(f->upper, ret);
+			snap_path(f->work, ret);
+		}
+	}
+}
