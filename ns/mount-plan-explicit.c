@@ -167,7 +167,7 @@ static int add_one(struct cr_mount_plan *plan, const struct cr_fs_op *f, bool ca
 	case CR_FS_TMPFS:
 		r = cr_mount_plan_add(plan, CR_MOUNT_TMPFS,
 				      CR_MNT_WRITABLE | CR_MNT_EXPLICIT | CR_MNT_SIZED,
-				      mode == CR_FS_MODE_UNSET ? 0755 : mode, NULL, f->dst);
+				      mode == CR_FS_MODE_UNSET ? 0755 : mode, f->src, f->dst);
 		if (r >= 0)
 			last(plan)->size = f->size;
 		return r;
