@@ -268,7 +268,8 @@ int cr_ns_report(const struct cr_run *run, json_object *o)
 	r = r ?: cr_json_add(o, "private", plan_paths(plan, PRIVATE));
 	r = r ?: cr_json_add(o, "tmpfs", tmpfs_json(run));
 	r = r ?: cr_json_add(o, "capabilities", json_object_new_string("none"));
-	r = r ?: cr_json_add(o, "no_new_privs", json_object_new_boolean(true));
+	r = r ?: cr_json_add(o, "no_new_privs",
+			     json_object_new_boolean(!(p->ex.on && p->ex.new_privs)));
 	r = r ?: cr_json_add(o, "seccomp", seccomp_json(cr_ns_run_seccomp(run)));
 	r = r ?: cr_json_add(o, "new_session", json_object_new_boolean(true));
 	r = r ?: cr_json_add(o, "environment", env_keys(p->env));

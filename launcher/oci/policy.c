@@ -110,7 +110,9 @@ static int add_mount(struct cr_policy *p, const struct cr_oci_mount *m, size_t i
 		/* the usual nodes, devpts and shm: what runtimes make of a tmpfs on /dev */
 		return add(p, CR_FS_DEV, 0, NULL, "/dev", NULL);
 	if (strcmp(t, "tmpfs") == 0) {
-		r = add(p, CR_FS_TMPFS, 0, NULL, m->destination, &op);
+		/* its source as given (podman's /dev/shm: "shm"), as the mount table shows it */
+		r = add(p, CR_FS_TMPFS, 0, m->source && m->source[0] ? m->source : NULL,
+			m->destination, &op);
 		r = r ?: tmpfs_data(m, i, op, err, size);
 		return r ?: ro ? add(p, CR_FS_REMOUNT_RO, 0, NULL, m->destination, NULL) : 0;
 	}
@@ -307,7 +309,16 @@ static int add_ids(struct cr_policy *p, const struct cr_oci_config *c,
 	/* the sets runtimes are given are equal but for the ambient one: the bounding set, less
 	 * what is not permitted, is what the process may ever hold */
 	p->ex.caps = pr->caps[CR_OCI_CAP_BOUNDING] & pr->caps[CR_OCI_CAP_PERMITTED];
-	p->ex.caps_inheritable = pr->caps[CR_OCI_CAP_INHERITABLE] != 0;
+	/* the inheritable and ambient sets as listed, within what is kept (the kernel takes no
+	 * inheritable capability outside the bounding set, raises no ambient one outside the
+	 * permitted and inheritable sets) */
+	p->ex.caps_exact = true;
+	p->ex.caps_inh = pr->caps[CR_OCI_CAP_INHERITABLE] & p->ex.caps;
+	p->ex.caps_amb = pr->caps[CR_OCI_CAP_AMBIENT] & p->ex.caps_inh;
+	p->ex.caps_inheritable = p->ex.caps_inh != 0;
+	/* process.noNewPrivileges as given: every mount is nosuid, so execve grants nothing more
+	 * either way; the syscall filters still bind the process (ns/stages.c) */
+	p->ex.new_privs = !pr->no_new_privileges;
 	return 0;
 }
 
