@@ -198,6 +198,8 @@ static int add_one(struct cr_mount_plan *plan, const struct cr_fs_op *f, bool ca
 		return add_data(plan, f);
 	case CR_FS_OVERLAY:
 		return add_overlay(plan, f);
+	case CR_FS_SYSFS:
+		return cr_mount_plan_add(plan, CR_MOUNT_SYSFS, CR_MNT_EXPLICIT, 0, NULL, f->dst);
 	default:
 		return -EOPNOTSUPP;
 	}

@@ -101,6 +101,7 @@ const char *cr_mount_kind_to_string(enum cr_mount_kind kind)
 		[CR_MOUNT_CHMOD] = "chmod",   [CR_MOUNT_REMOUNT_RO] = "remount-ro",
 		[CR_MOUNT_MQUEUE] = "mqueue", [CR_MOUNT_DATA] = "data",
 		[CR_MOUNT_OVERLAY] = "overlay", [CR_MOUNT_OVERLAY_SRC] = "overlay-src",
+		[CR_MOUNT_SYSFS] = "sysfs",
 	};
 
 	return kind < _CR_MOUNT_KIND_MAX ? names[kind] : "?";

@@ -29,6 +29,7 @@ enum cr_mount_kind {
 			      * layers in the caller's order, then (CR_MNT_WRITABLE without
 			      * CR_MNT_COPY) upper and work; CR_MNT_COPY: upper on a private tmpfs */
 	CR_MOUNT_OVERLAY_SRC, /* a directory of the overlay before it: src, opened early */
+	CR_MOUNT_SYSFS,	      /* a sysfs at dst, read-only, nosuid, nodev, noexec */
 	_CR_MOUNT_KIND_MAX,
 };
 

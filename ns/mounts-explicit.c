@@ -258,6 +258,25 @@ static bool is_dir_fd(int fd)
 	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* A sysfs of the sandbox's network namespace, made read-only before it is attached; mounted
+ * now, in the operations' order, as the mount table lists it. */
+static int sysfs(int target)
+{
+	_cleanup_close_ int fs = -EBADF, mnt = -EBADF;
+
+	fs = fsopen("sysfs", FSOPEN_CLOEXEC);
+	if (fs < 0 || fsconfig(fs, FSCONFIG_SET_STRING, "source", "sysfs", 0) < 0 ||
+	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		return negative_errno();
+	mnt = fsmount(fs, FSMOUNT_CLOEXEC,
+		      MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+	if (mnt < 0)
+		return negative_errno();
+	if (move_mount(mnt, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return negative_errno();
+	return 0;
+}
+
 /* @op->src_fd is already a detached tree (cr_mounts_explicit_source()). */
 static int bind(const struct cr_mount_op *op, int target)
 {
@@ -302,6 +321,8 @@ static int mount_one(const struct cr_mount_op *op, int target)
 		return bind_data(op, target);
 	case CR_MOUNT_OVERLAY_SRC:
 		return 0; /* its overlay, before it, used it */
+	case CR_MOUNT_SYSFS:
+		return sysfs(target);
 	default:
 		return -EINVAL;
 	}

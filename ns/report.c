@@ -46,7 +46,7 @@ static bool in_class(const struct cr_mount_op *op, enum plan_class c)
 
 	switch (c) {
 	case SHOWN_RO:
-		return op->kind == CR_MOUNT_BIND && !w;
+		return (op->kind == CR_MOUNT_BIND && !w) || op->kind == CR_MOUNT_SYSFS;
 	case SHOWN_RW: /* a pinned directory is writable only as part of another path */
 		return op->kind == CR_MOUNT_BIND && w && !(op->flags & CR_MNT_PIN);
 	case PINNED:

@@ -87,9 +87,22 @@ static int bundle_path(const char *bundle, const char *path, char **ret)
 	return asprintf(ret, "%s/%s", bundle, path) < 0 ? -ENOMEM : 0;
 }
 
-/* One entry of mounts[]. *@dev_done: /dev was made whole (its devpts comes with it). */
+/* May the container mount a sysfs of its own? The kernel lets whoever holds CAP_SYS_ADMIN over
+ * the network namespace's owner: one the container makes (with its user namespace, if any), or,
+ * without a user namespace of its own, the caller's root (host root, or root of the user
+ * namespace a rootless engine runs its runtime in, which owns the network namespaces it makes). */
+static bool own_sysfs(const struct cr_policy *p, const struct cr_oci_caller *caller)
+{
+	if (p->ex.namespaces & CR_NS_NET)
+		return true;
+	return caller->uid == 0 && !(p->ex.namespaces & CR_NS_USER) && p->ex.userns_fd < 0;
+}
+
+/* One entry of mounts[]. *@sys_done: the host's /sys was bound (its cgroup mounts come with
+ * it). */
 static int add_mount(struct cr_policy *p, const struct cr_oci_mount *m, size_t i,
-		     const char *bundle, bool *sys_done, char *err, size_t size)
+		     const char *bundle, const struct cr_oci_caller *caller, bool *sys_done,
+		     char *err, size_t size)
 {
 	const char *t = m->type ? m->type : "";
 	bool ro = has_option(m, "ro"), r_bind = has_option(m, "bind") || has_option(m, "rbind");
@@ -120,8 +133,12 @@ static int add_mount(struct cr_policy *p, const struct cr_oci_mount *m, size_t i
 		return 0; /* the /dev above has its own devpts, with a private ptmx */
 	if (strcmp(t, "mqueue") == 0)
 		return add(p, CR_FS_MQUEUE, 0, NULL, m->destination, NULL);
+	if (strcmp(t, "sysfs") == 0 && own_sysfs(p, caller)) {
+		*sys_done = false; /* a sysfs of its own has no cgroup file system under it */
+		return add(p, CR_FS_SYSFS, 0, NULL, m->destination, NULL);
+	}
 	if (strcmp(t, "sysfs") == 0) {
-		/* the host's /sys, read-only (no sysfs of its own yet: docs/oci.md) */
+		/* the host's /sys, read-only (docs/oci.md) */
 		*sys_done = strcmp(m->destination, "/sys") == 0;
 		return add(p, CR_FS_BIND, CR_FS_RO | CR_FS_TRY, "/sys", m->destination, NULL);
 	}
@@ -168,7 +185,7 @@ static int add_masks(struct cr_policy *p, const struct cr_oci_config *c)
 }
 
 static int add_filesystem(struct cr_policy *p, const struct cr_oci_config *c, const char *bundle,
-			  char *err, size_t size)
+			  const struct cr_oci_caller *caller, char *err, size_t size)
 {
 	_cleanup_free_ char *root = NULL;
 	bool sys_done = false;
@@ -180,7 +197,7 @@ static int add_filesystem(struct cr_policy *p, const struct cr_oci_config *c, co
 	/* writable at first: missing mount points are made in it, as runtimes do */
 	r = r ?: add(p, CR_FS_BIND, 0, root, "/", NULL);
 	for (size_t i = 0; r >= 0 && i < c->n_mounts; i++)
-		r = add_mount(p, &c->mounts[i], i, bundle, &sys_done, err, size);
+		r = add_mount(p, &c->mounts[i], i, bundle, caller, &sys_done, err, size);
 	r = r ?: add_masks(p, c);
 	if (r >= 0 && c->root_readonly)
 		r = add(p, CR_FS_REMOUNT_RO, 0, NULL, "/", NULL);
@@ -415,7 +432,7 @@ int cr_oci_policy_build(const struct cr_oci_config *c, const char *bundle,
 	ret->ex.nested_userns = !(ret->ex.namespaces & CR_NS_USER);
 	r = r ?: cr_oci_sysctl_check(&c->sysctl, ret->ex.namespaces | ret->ex.joins, err, size);
 	r = r ?: add_ids(ret, c, caller, err, size);
-	r = r ?: add_filesystem(ret, c, bundle, err, size);
+	r = r ?: add_filesystem(ret, c, bundle, caller, err, size);
 	r = r ?: add_limits(ret, c, err, size);
 	r = r ?: cr_oci_seccomp_compile(&c->seccomp, ret, err, size);
 	r = r ?: copy_strv(&pr->args, &ret->argv);

@@ -23,6 +23,7 @@ enum cr_fs_op_kind {
 	CR_FS_MQUEUE,	  /* an mqueue file system at dst */
 	CR_FS_FILE,	  /* a file at dst with fd's contents: mode; flags BOUND: bind it; RO */
 	CR_FS_OVERLAY,	  /* overlayfs at dst: lowers (src, ':'-joined) and upper/work or tmp */
+	CR_FS_SYSFS,	  /* a sysfs of the sandbox's network namespace at dst, read-only */
 	_CR_FS_OP_KIND_MAX,
 	_CR_FS_OP_KIND_INVALID = -1,
 };

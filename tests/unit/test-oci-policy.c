@@ -90,10 +90,11 @@ static void test_runc_spec(void **state)
 	assert_string_equal(p.fs_ops[3].dst, "/dev/shm");
 	assert_int_equal(p.fs_ops[3].mode, 01777);
 	assert_int_equal(p.fs_ops[3].size, 65536 << 10);
+	assert_string_equal(p.fs_ops[3].src, "shm"); /* the mount table's source */
 	assert_int_equal(p.fs_ops[4].kind, CR_FS_MQUEUE);
-	assert_int_equal(p.fs_ops[5].kind, CR_FS_BIND);
-	assert_string_equal(p.fs_ops[5].src, "/sys");
-	assert_true(p.fs_ops[5].flags & CR_FS_RO);
+	/* root, a network namespace of its own: a sysfs of its own, not the host's */
+	assert_int_equal(p.fs_ops[5].kind, CR_FS_SYSFS);
+	assert_string_equal(p.fs_ops[5].dst, "/sys");
 	/* root.readonly: the last operation */
 	assert_int_equal(p.fs_ops[p.n_fs_ops - 1].kind, CR_FS_REMOUNT_RO);
 	assert_string_equal(p.fs_ops[p.n_fs_ops - 1].dst, "/");
@@ -111,6 +112,41 @@ static void test_runc_spec(void **state)
 	done(&c, &p);
 }
 
+/* process.noNewPrivileges and the capability sets as config.json gives them */
+static void test_privileges(void **state)
+{
+	const uint64_t kept = (1ull << 29) | (1ull << 5) | (1ull << 10);
+	struct cr_oci_config c;
+	struct cr_policy p;
+	char err[512] = "";
+	int r = build(FIX("runc-spec.json"), NULL, NULL, 0, &c, &p, err, sizeof(err));
+
+	assert_int_equal(r, 0);
+	assert_false(p.ex.new_privs); /* noNewPrivileges: true */
+	assert_true(p.ex.caps_exact);
+	/* runc spec lists no inheritable set: no ambient capability can be raised either */
+	assert_int_equal(p.ex.caps_inh, 0);
+	assert_int_equal(p.ex.caps_amb, 0);
+	done(&c, &p);
+	r = build(FIX("runc-spec.json"), "\"noNewPrivileges\": true",
+		  "\"noNewPrivileges\": false", 0, &c, &p, err, sizeof(err));
+	assert_int_equal(r, 0);
+	assert_true(p.ex.new_privs);
+	/* the floor stays: corral's denylist is still the policy's filter */
+	assert_int_equal(p.seccomp, CR_SECCOMP_DEFAULT);
+	done(&c, &p);
+	/* an inheritable set: the ambient one within it; a capability outside the bounding set is
+	 * in neither */
+	r = build(FIX("runc-spec.json"), "\"effective\": [",
+		  "\"inheritable\": [\"CAP_KILL\", \"CAP_AUDIT_WRITE\", \"CAP_SYS_ADMIN\"], \"effective\": [",
+		  0, &c, &p, err, sizeof(err));
+	assert_int_equal(r, 0);
+	assert_int_equal(p.ex.caps, kept);
+	assert_int_equal(p.ex.caps_inh, (1ull << 29) | (1ull << 5));
+	assert_int_equal(p.ex.caps_amb, (1ull << 29) | (1ull << 5));
+	done(&c, &p);
+}
+
 static void test_rootless(void **state)
 {
 	struct cr_oci_config c;
@@ -122,6 +158,18 @@ static void test_rootless(void **state)
 	assert_true(p.ex.namespaces & CR_NS_USER);
 	assert_false(p.ex.nested_userns);
 	assert_int_equal(p.ex.uid, 0);
+	done(&c, &p);
+	/* a sysfs in a user namespace without a network namespace of its own (the host's, which
+	 * that user namespace does not own): the host's /sys bound read-only */
+	r = build(FIX("runc-spec-rootless.json"), "\"type\": \"none\",\n\t\t\t\"source\": \"/sys\"",
+		  "\"type\": \"sysfs\", \"source\": \"sysfs\"", 1000, &c, &p, err, sizeof(err));
+	assert_int_equal(r, 0);
+	for (size_t i = 0; i < p.n_fs_ops; i++)
+		if (strcmp(p.fs_ops[i].dst, "/sys") == 0) {
+			assert_int_equal(p.fs_ops[i].kind, CR_FS_BIND);
+			assert_string_equal(p.fs_ops[i].src, "/sys");
+			assert_true(p.fs_ops[i].flags & CR_FS_RO);
+		}
 	done(&c, &p);
 	/* the same config for another user than its mappings name */
 	r = build(FIX("runc-spec-rootless.json"), NULL, NULL, 4242, &c, &p, err, sizeof(err));
@@ -170,6 +218,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_runc_spec),
+		cmocka_unit_test(test_privileges),
 		cmocka_unit_test(test_rootless),
 		cmocka_unit_test(test_refused),
 	};
