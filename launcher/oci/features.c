@@ -103,6 +103,9 @@ static json_object *annotations_json(void)
 	int r;
 
 	r = cr_json_add(o, "io.corral.version", json_object_new_string(CR_VERSION));
+	/* what of corral's floor follows config.json rather than corral (docs/oci.md) */
+	r = r ?: cr_json_add(o, "io.corral.floor.no-new-privs",
+			     json_object_new_string("process.noNewPrivileges as given; false: the seccomp floor and the bundle's filter are installed before the capabilities are dropped, every mount stays nosuid"));
 	for (size_t i = 0; r == 0 && i < cr_oci_n_annotations; i++)
 		r = cr_json_add(o, cr_oci_annotations[i].key,
 				json_object_new_string(cr_oci_annotations[i].doc));

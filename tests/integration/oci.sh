@@ -148,7 +148,7 @@ for m in $MODES; do
 		'[ "$RC" = 0 ] && [[ $OUT == *"features"* && $OUT == *"state ID"* && $OUT == *"--root DIR"* && $OUT == *"--log-format"* ]]'
 	oci "$m" features
 	is "$m: corral oci features: the runtime-spec features JSON (versions, the hooks that run, namespaces with user, 41 capabilities, seccomp on, AppArmor and SELinux off, corral's annotations)" \
-		'[ "$RC" = 0 ] && [ "$(json_get "$OUT" "[d[\"ociVersionMin\"], d[\"ociVersionMax\"], d[\"hooks\"], \"user\" in d[\"linux\"][\"namespaces\"], len(d[\"linux\"][\"capabilities\"]), d[\"linux\"][\"seccomp\"][\"enabled\"], d[\"linux\"][\"apparmor\"][\"enabled\"], d[\"linux\"][\"selinux\"][\"enabled\"], sorted(k for k in d[\"annotations\"] if k.startswith(\"io.corral.\"))]")" = "['"'"'1.0.0'"'"', '"'"'1.2.0'"'"', ['"'"'prestart'"'"', '"'"'createRuntime'"'"', '"'"'poststart'"'"', '"'"'poststop'"'"'], True, 41, True, False, False, ['"'"'io.corral.landlock'"'"', '"'"'io.corral.tcp-connect'"'"', '"'"'io.corral.version'"'"']]" ]'
+		'[ "$RC" = 0 ] && [ "$(json_get "$OUT" "[d[\"ociVersionMin\"], d[\"ociVersionMax\"], d[\"hooks\"], \"user\" in d[\"linux\"][\"namespaces\"], len(d[\"linux\"][\"capabilities\"]), d[\"linux\"][\"seccomp\"][\"enabled\"], d[\"linux\"][\"apparmor\"][\"enabled\"], d[\"linux\"][\"selinux\"][\"enabled\"], sorted(k for k in d[\"annotations\"] if k.startswith(\"io.corral.\"))]")" = "['"'"'1.0.0'"'"', '"'"'1.2.0'"'"', ['"'"'prestart'"'"', '"'"'createRuntime'"'"', '"'"'poststart'"'"', '"'"'poststop'"'"'], True, 41, True, False, False, ['"'"'io.corral.floor.no-new-privs'"'"', '"'"'io.corral.landlock'"'"', '"'"'io.corral.tcp-connect'"'"', '"'"'io.corral.version'"'"']]" ]'
 	ln -sf "$CORRAL" "$CR_TMP/bin/corral-oci"
 	OUT=$(as "$m" "$CR_TMP/bin/corral-oci" features 2>&1)
 	RC=$?
@@ -364,6 +364,26 @@ c = json.load(open(sys.argv[1])); exec(sys.argv[2]); json.dump(c, open(sys.argv[
 		RC=$? ERR=$(<"$CR_TMP/stderr")
 		as "$1" "$CORRAL" oci --root "$2" delete --force "$4" >/dev/null 2>&1
 	}
+	# --- process.noNewPrivileges false: followed, under the same floor ----------------------
+	# The attacker's moves without no_new_privs: a setuid-root copy of busybox (every mount is
+	# nosuid, the bounding set is the config's), a new user or mount namespace (corral's floor),
+	# a syscall the bundle's profile denies (mkdir).
+	make_bundle "$m" "$bb/nnp" "$rootfs" 'grep -q "^NoNewPrivs:.0" /proc/self/status && echo NNP0; grep -q "^Seccomp:.2" /proc/self/status && echo FILTERED; c=$(/suid/grep ^CapEff /proc/self/status | cut -f2); case $c in 0000000020000420|0000000000000000) echo CAPS-KEPT;; *) echo ESC-caps-$c;; esac; unshare -U true 2>/dev/null && echo ESC-userns; unshare -m true 2>/dev/null && echo ESC-mountns; mkdir /tmp/d 2>/dev/null && echo ESC-mkdir; touch /tmp/f && echo TOUCH' deny-mkdir
+	config_set "$bb/nnp" 'c["process"]["noNewPrivileges"] = False'
+	nnp_root=$CR_TMP/nnp-rootfs-$m
+	rm -rf "$nnp_root" && cp -a "$rootfs" "$nnp_root" && mkdir "$nnp_root/suid" && cp /bin/busybox "$nnp_root/suid/grep" && chmod 4755 "$nnp_root/suid/grep"
+	[ "$m" = root ] || chown -R "$(as "$m" id -u)" "$nnp_root"
+	[ "$m" = root ] || chmod 4755 "$nnp_root/suid/grep"
+	config_set "$bb/nnp" "c['root']['path'] = '$nnp_root'"
+	chmod -R a+rX "$bb"
+	run_box "$m" "$broot" "$bb/nnp" nnp
+	oci "$m" --root "$broot" start nnp
+	wait_for test -e "$BOX_RES"
+	OUT=$(cat "$BOX_RES" "$BOX_OUT")
+	is "$m: noNewPrivileges false is followed (NoNewPrivs 0) while corral's floor and the bundle's profile still filter: a setuid-root binary gains no capability, new user and mount namespaces and mkdir stay refused, touch works" \
+		'[ "$(cat "$BOX_RES")" = "exited 0" ] && [ "$(cat "$BOX_OUT")" = "NNP0"$'"'\n'"'"FILTERED"$'"'\n'"'"CAPS-KEPT"$'"'\n'"'"TOUCH" ] && [ "$(json_get "$(cat "$broot/nnp/status.json")" "d[\"enforced\"][\"no_new_privs\"]")" = False ]'
+	oci "$m" --root "$broot" delete nnp
+
 	make_bundle "$m" "$bb/cg-sysd" "$rootfs" 'true'
 	config_set "$bb/cg-sysd" 'c["linux"]["cgroupsPath"] = "system.slice:libpod:abc"'
 	chmod -R a+rX "$bb"
