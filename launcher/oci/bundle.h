@@ -199,6 +199,8 @@ struct cr_oci_config {
 	struct cr_oci_strv masked_paths, readonly_paths;
 	struct cr_oci_map sysctl;
 	const char *rootfs_propagation;
+	char *ignored; /* keys runtime-spec does not define, ignored (its extensibility rule),
+			* ", "-joined for a warning; NULL: none */
 };
 
 /* Parse @len bytes of config.json. 0; -EINVAL with @err naming the field and what is wrong
