@@ -18,3 +18,7 @@ int cr_caps_keep(uint64_t caps, bool inheritable, bool ambient);
  * inheritable one and raise @ambient (each within @caps, ambient within @inheritable: what an OCI
  * config lists). 0 or -errno (-EPERM: an ambient capability outside the other two). */
 int cr_caps_set(uint64_t caps, uint64_t inheritable, uint64_t ambient);
+
+/* Take @uid, @gid and the @n supplementary @groups, keeping the capabilities held (effective
+ * again), for cr_caps_set() or cr_caps_drop_all() to narrow next. 0 or -errno. */
+int cr_caps_switch_ids(uint32_t uid, uint32_t gid, const uint32_t *groups, size_t n);

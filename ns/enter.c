@@ -116,10 +116,13 @@ static _Noreturn void command(const struct cr_policy *p, const struct cr_seccomp
 	const char *step = "ids";
 	int r = 0;
 
-	if (setgroups(0, NULL) < 0 && errno != EPERM)
+	if (p->ex.late_ids)
+		r = cr_caps_switch_ids(p->ex.late_uid, p->ex.late_gid, p->ex.groups, p->ex.n_groups);
+	else if (setgroups(0, NULL) < 0 && errno != EPERM)
 		r = negative_errno();
-	if (r >= 0 && (setresgid(p->ex.gid, p->ex.gid, p->ex.gid) < 0 ||
-		       setresuid(p->ex.uid, p->ex.uid, p->ex.uid) < 0))
+	if (r >= 0 && !p->ex.late_ids &&
+	    (setresgid(p->ex.gid, p->ex.gid, p->ex.gid) < 0 ||
+	     setresuid(p->ex.uid, p->ex.uid, p->ex.uid) < 0))
 		r = negative_errno();
 	/* without no_new_privs, the filters go in while CAP_SYS_ADMIN allows it (stages.c) */
 	if (r >= 0 && p->ex.new_privs && (step = "seccomp", 1)) {

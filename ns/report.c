@@ -253,8 +253,13 @@ int cr_ns_report(const struct cr_run *run, json_object *o)
 		    cr_json_append(ns, json_object_new_string(cr_ns_name(all_ns[i]))) < 0)
 			r = -ENOMEM;
 	r = r ?: cr_json_add(o, "namespaces", ns);
-	r = r ?: cr_json_add(o, "uid_map", id_pair(m->inside_uid, m->outside_uid));
-	r = r ?: cr_json_add(o, "gid_map", id_pair(m->inside_gid, m->outside_gid));
+	if (p->ex.on && p->ex.late_ids) { /* no user namespace: the ids the command took */
+		r = r ?: cr_json_add(o, "uid_map", id_pair(p->ex.late_uid, p->ex.late_uid));
+		r = r ?: cr_json_add(o, "gid_map", id_pair(p->ex.late_gid, p->ex.late_gid));
+	} else {
+		r = r ?: cr_json_add(o, "uid_map", id_pair(m->inside_uid, m->outside_uid));
+		r = r ?: cr_json_add(o, "gid_map", id_pair(m->inside_gid, m->outside_gid));
+	}
 	r = r ?: cr_json_add(o, "network", json_object_new_string(cr_net_mode_to_string(p->net)));
 	r = r ?: cr_json_add(o, "loopback", json_object_new_boolean(p->net != CR_NET_HOST));
 	r = r ?: cr_proxy_report(cr_ns_run_proxy(run), o); /* allow_hosts: the list, the proxy */

@@ -306,6 +306,9 @@ static int stage_caps(struct cr_child_ctx *ctx)
 
 	if (ctx->policy->ex.on) {
 		r = explicit_userns(ctx);
+		if (r >= 0 && ctx->policy->ex.late_ids)
+			r = cr_caps_switch_ids(ctx->policy->ex.late_uid, ctx->policy->ex.late_gid,
+					       ctx->policy->ex.groups, ctx->policy->ex.n_groups);
 		if (r >= 0 && ctx->policy->ex.new_privs)
 			r = cr_child_filters_early(ctx);
 		if (r < 0)

@@ -295,6 +295,22 @@ static int check_mapping(const struct cr_oci_idmap *m, size_t n, uint32_t inside
 		    field, inside, outside);
 }
 
+/* Root, no user namespace: the process's uid, gid and additionalGids, taken once the sandbox is
+ * built (cr_explicit.late_ids). */
+static int late_ids(struct cr_policy *p, const struct cr_oci_process *pr, char *err, size_t size)
+{
+	if (pr->additional_gids.n > ELEMENTSOF(p->ex.groups))
+		return fail(err, size, -EOPNOTSUPP,
+			    "process.user.additionalGids: at most %zu groups", ELEMENTSOF(p->ex.groups));
+	p->ex.late_ids = true;
+	p->ex.late_uid = pr->uid;
+	p->ex.late_gid = pr->gid;
+	for (size_t i = 0; i < pr->additional_gids.n; i++)
+		p->ex.groups[i] = pr->additional_gids.v[i];
+	p->ex.n_groups = pr->additional_gids.n;
+	return 0;
+}
+
 static int add_ids(struct cr_policy *p, const struct cr_oci_config *c,
 		   const struct cr_oci_caller *caller, char *err, size_t size)
 {
@@ -302,17 +318,18 @@ static int add_ids(struct cr_policy *p, const struct cr_oci_config *c,
 	bool userns = p->ex.namespaces & CR_NS_USER;
 	int r;
 
-	for (size_t i = 0; i < pr->additional_gids.n; i++)
-		if (pr->additional_gids.v[i] != pr->gid)
-			return fail(err, size, -EOPNOTSUPP,
-				    "process.user.additionalGids: supplementary groups are not implemented yet");
 	if (!userns && caller->uid != 0)
 		return fail(err, size, -EOPNOTSUPP,
 			    "linux.namespaces: a caller other than root needs a user namespace");
-	if (!userns && (pr->uid != caller->uid || pr->gid != caller->gid))
-		return fail(err, size, -EOPNOTSUPP,
-			    "process.user: without a user namespace corral runs the process as the caller (%u:%u) yet",
-			    caller->uid, caller->gid);
+	/* root without a user namespace: the sandbox built as root, then the process's ids and
+	 * groups taken, as runtimes do (ns/stages.c) */
+	r = userns ? 0 : late_ids(p, pr, err, size);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; userns && i < pr->additional_gids.n; i++)
+		if (pr->additional_gids.v[i] != pr->gid)
+			return fail(err, size, -EOPNOTSUPP,
+				    "process.user.additionalGids: supplementary groups in a user namespace are not implemented yet");
 	if (userns) {
 		r = check_mapping(c->uid_mappings, c->n_uid_mappings, pr->uid, caller->uid,
 				  "uidMappings", err, size);
@@ -321,8 +338,8 @@ static int add_ids(struct cr_policy *p, const struct cr_oci_config *c,
 		if (r < 0)
 			return r;
 	}
-	p->ex.uid = pr->uid;
-	p->ex.gid = pr->gid;
+	p->ex.uid = userns ? pr->uid : 0;
+	p->ex.gid = userns ? pr->gid : 0;
 	/* the sets runtimes are given are equal but for the ambient one: the bounding set, less
 	 * what is not permitted, is what the process may ever hold */
 	p->ex.caps = pr->caps[CR_OCI_CAP_BOUNDING] & pr->caps[CR_OCI_CAP_PERMITTED];

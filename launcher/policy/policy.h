@@ -114,6 +114,12 @@ struct cr_explicit {
 	bool caps_exact;      /* the inheritable and ambient sets are caps_inh and caps_amb (an OCI
 			       * config's), not caps_inheritable's and the uid's default */
 	uint64_t caps_inh, caps_amb; /* with caps_exact: within caps; caps_amb within caps_inh */
+	bool late_ids;	      /* the sandbox is built as uid and gid, then the command takes
+			       * late_uid, late_gid and the supplementary groups (root without a
+			       * user namespace running an OCI process as another user) */
+	uint32_t late_uid, late_gid;
+	uint32_t groups[32];
+	size_t n_groups;
 	bool new_privs;	      /* no no_new_privs (an OCI config's noNewPrivileges false): execve
 			       * may grant what setuid files and file capabilities give (every mount
 			       * is nosuid: nothing, in practice); the syscall filters are then

@@ -384,6 +384,20 @@ c = json.load(open(sys.argv[1])); exec(sys.argv[2]); json.dump(c, open(sys.argv[
 		'[ "$(cat "$BOX_RES")" = "exited 0" ] && [ "$(cat "$BOX_OUT")" = "NNP0"$'"'\n'"'"FILTERED"$'"'\n'"'"CAPS-KEPT"$'"'\n'"'"TOUCH" ] && [ "$(json_get "$(cat "$broot/nnp/status.json")" "d[\"enforced\"][\"no_new_privs\"]")" = False ]'
 	oci "$m" --root "$broot" delete nnp
 
+	# --- process.user as another user (root without a user namespace) ------------------------
+	if [ "$m" = root ]; then
+		make_bundle "$m" "$bb/user" "$rootfs" 'id -u; id -G; grep ^CapEff /proc/self/status | cut -f2; kill -0 1 && echo own-pid1; echo done'
+		config_set "$bb/user" 'c["process"]["user"] = {"uid": 1000, "gid": 1000, "additionalGids": [5, 7]}; c["linux"]["namespaces"] = [n for n in c["linux"]["namespaces"] if n["type"] != "user"]'
+		chmod -R a+rX "$bb"
+		run_box "$m" "$broot" "$bb/user" user
+		oci "$m" --root "$broot" start user
+		wait_for test -e "$BOX_RES"
+		OUT=$(cat "$BOX_RES" "$BOX_OUT")
+		is "$m: process.user uid 1000, gid 1000, additionalGids 5 and 7 as root without a user namespace: the process has those ids and groups, no capability left at execve (none inheritable)" \
+			'[ "$(cat "$BOX_RES")" = "exited 0" ] && [ "$(cat "$BOX_OUT")" = "1000"$'"'\n'"'"1000 5 7"$'"'\n'"'"0000000000000000"$'"'\n'"'"own-pid1"$'"'\n'"'"done" ] && [ "$(json_get "$(cat "$broot/user/status.json")" "d[\"enforced\"][\"uid_map\"][\"inside\"]")" = 1000 ]'
+		oci "$m" --root "$broot" delete user
+	fi
+
 	make_bundle "$m" "$bb/cg-sysd" "$rootfs" 'true'
 	config_set "$bb/cg-sysd" 'c["linux"]["cgroupsPath"] = "system.slice:libpod:abc"'
 	chmod -R a+rX "$bb"

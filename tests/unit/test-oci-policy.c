@@ -145,6 +145,17 @@ static void test_privileges(void **state)
 	assert_int_equal(p.ex.caps_inh, (1ull << 29) | (1ull << 5));
 	assert_int_equal(p.ex.caps_amb, (1ull << 29) | (1ull << 5));
 	done(&c, &p);
+	/* root, no user namespace, another user: built as root, then that user's ids and groups */
+	r = build(FIX("runc-spec.json"), "\"gid\": 0", "\"gid\": 8, \"additionalGids\": [5, 9]", 0,
+		  &c, &p, err, sizeof(err));
+	assert_int_equal(r, 0);
+	assert_int_equal(p.ex.uid, 0);
+	assert_true(p.ex.late_ids);
+	assert_int_equal(p.ex.late_uid, 0);
+	assert_int_equal(p.ex.late_gid, 8);
+	assert_int_equal(p.ex.n_groups, 2);
+	assert_int_equal(p.ex.groups[1], 9);
+	done(&c, &p);
 }
 
 static void test_rootless(void **state)
@@ -171,6 +182,12 @@ static void test_rootless(void **state)
 			assert_true(p.fs_ops[i].flags & CR_FS_RO);
 		}
 	done(&c, &p);
+	/* supplementary groups in a user namespace (setgroups is denied there) */
+	r = build(FIX("runc-spec-rootless.json"), "\"gid\": 0", "\"gid\": 0, \"additionalGids\": [5]",
+		  1000, &c, &p, err, sizeof(err));
+	assert_int_equal(r, -EOPNOTSUPP);
+	assert_non_null(strstr(err, "process.user.additionalGids: supplementary groups in a user namespace"));
+	done(&c, &p);
 	/* the same config for another user than its mappings name */
 	r = build(FIX("runc-spec-rootless.json"), NULL, NULL, 4242, &c, &p, err, sizeof(err));
 	assert_int_equal(r, -EOPNOTSUPP);
@@ -191,8 +208,6 @@ static void test_refused(void **state)
 		  "linux.namespaces[1].path: /nonexistent/ns: No such file or directory" },
 		{ "runc-spec.json", "\"type\": \"proc\"", "\"type\": \"nfs\"",
 		  "mounts[0].type: 'nfs' is not supported by corral yet" },
-		{ "runc-spec.json", "\"uid\": 0", "\"uid\": 7",
-		  "process.user: without a user namespace corral runs the process as the caller" },
 		/* podman's sysctl with the host's network: it would change the host's */
 		{ "podman.json", "\"type\": \"network\",\n\t\t\t\t\"path\": \"/run/netns/netns-1c2d3e4f\"",
 		  "\"type\": \"user\"", "linux.sysctl.net.ipv4.ping_group_range: the container shares the host's network namespace" },
