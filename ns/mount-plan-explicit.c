@@ -218,8 +218,11 @@ int cr_mount_plan_explicit(const struct cr_policy *p, const struct cr_host_view 
 	bool callers_pidns = !(p->ex.namespaces & CR_NS_PID) && p->ex.pidns_fd < 0;
 	int r = 0;
 
-	for (size_t i = 0; i < p->n_fs_ops && r >= 0; i++)
+	for (size_t i = 0; i < p->n_fs_ops && r >= 0; i++) {
 		r = add_one(plan, &p->fs_ops[i], callers_pidns, host);
+		if (r >= 0 && p->ex.binds_in_order && p->fs_ops[i].kind == CR_FS_BIND)
+			last(plan)->flags |= CR_MNT_RECLONE;
+	}
 	/* Whatever /proc the sandbox shows, a fresh one or the host's through a bind of /: its
 	 * kernel knobs read-only, even to a root caller. Not twice: a --proc /proc last of all
 	 * (srt's and codex's order) has just made them so, and nothing came after it. */

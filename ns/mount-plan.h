@@ -50,6 +50,9 @@ enum cr_mount_flags {
 				   * made as the caller's command line says (ns/mounts-explicit.c) */
 	CR_MNT_COPY = 1 << 8,	  /* DATA: written at dst, not bound over it */
 	CR_MNT_SIZED = 1 << 9,	  /* tmpfs: its size is the caller's (0: the kernel's default) */
+	CR_MNT_RECLONE = 1 << 10, /* explicit binds: the tree opened early is cloned again as it is
+				   * attached, so that the mount table lists it in the plan's order
+				   * (cr_explicit.binds_in_order) */
 };
 
 struct cr_mount_op {

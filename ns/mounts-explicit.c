@@ -277,18 +277,27 @@ static int sysfs(int target)
 	return 0;
 }
 
-/* @op->src_fd is already a detached tree (cr_mounts_explicit_source()). */
+/* @op->src_fd is already a detached tree (cr_mounts_explicit_source()). With CR_MNT_RECLONE, a
+ * clone of it made now, whose mounts the table lists after those made before; a kernel that
+ * clones no detached tree (before 6.15) attaches the first one, in the order it was opened. */
 static int bind(const struct cr_mount_op *op, int target)
 {
 	struct mount_attr attr = {
 		.attr_set = MOUNT_ATTR_NOSUID | (op->flags & CR_MNT_DEVICES ? 0 : MOUNT_ATTR_NODEV) |
 			    (op->flags & CR_MNT_WRITABLE ? 0 : MOUNT_ATTR_RDONLY),
 	};
+	_cleanup_close_ int again = -EBADF;
+	int tree = op->src_fd;
 
-	if (mount_setattr(op->src_fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
+	if (op->flags & CR_MNT_RECLONE) {
+		again = open_tree(op->src_fd, "",
+				  OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+		if (again >= 0)
+			tree = again;
+	}
+	if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
 		return negative_errno();
-	if (move_mount(op->src_fd, "", target, "",
-		       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+	if (move_mount(tree, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return negative_errno();
 	return 0;
 }

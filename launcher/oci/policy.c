@@ -436,6 +436,7 @@ int cr_oci_policy_build(const struct cr_oci_config *c, const char *bundle,
 		/* the floor: the built-in denylist, under what the bundle asks for */
 		.seccomp = CR_SECCOMP_DEFAULT,
 		.ex = { .on = true, .nested_userns = false, .as_pid_1 = true, .harden_proc = true,
+			.binds_in_order = true,
 			.new_session = true, .block_fd = -1, .ready_fd = -1, .userns_block_fd = -1,
 			.userns_fd = -1, .userns2_fd = -1, .pidns_fd = -1 },
 	};

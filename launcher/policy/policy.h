@@ -120,6 +120,9 @@ struct cr_explicit {
 	uint32_t late_uid, late_gid;
 	uint32_t groups[32];
 	size_t n_groups;
+	bool binds_in_order;  /* each bind's tree is cloned again as it is attached, so that the
+			       * mount table lists the mounts in fs_ops' order (an OCI config's
+			       * mounts[]), at the cost of a clone per bind */
 	bool new_privs;	      /* no no_new_privs (an OCI config's noNewPrivileges false): execve
 			       * may grant what setuid files and file capabilities give (every mount
 			       * is nosuid: nothing, in practice); the syscall filters are then

@@ -384,6 +384,19 @@ c = json.load(open(sys.argv[1])); exec(sys.argv[2]); json.dump(c, open(sys.argv[
 		'[ "$(cat "$BOX_RES")" = "exited 0" ] && [ "$(cat "$BOX_OUT")" = "NNP0"$'"'\n'"'"FILTERED"$'"'\n'"'"CAPS-KEPT"$'"'\n'"'"TOUCH" ] && [ "$(json_get "$(cat "$broot/nnp/status.json")" "d[\"enforced\"][\"no_new_privs\"]")" = False ]'
 	oci "$m" --root "$broot" delete nnp
 
+	# --- the mount table in mounts[]' order (binds too), as runtime-tools reads it ----------
+	make_bundle "$m" "$bb/order" "$rootfs" 'awk '"'"'$5 ~ /^\/mnt\// { print $5 }'"'"' /proc/self/mountinfo'
+	mkdir -p "$rootfs"/mnt/a "$rootfs"/mnt/b "$rootfs"/mnt/c "$rootfs"/mnt/d
+	config_set "$bb/order" 'c["mounts"] += [{"destination": "/mnt/a", "type": "tmpfs", "source": "tmpfs"}, {"destination": "/mnt/b", "source": c["root"]["path"] + "/etc", "options": ["rbind", "ro"]}, {"destination": "/mnt/c", "type": "tmpfs", "source": "tmpfs"}, {"destination": "/mnt/d", "source": c["root"]["path"] + "/bin", "options": ["bind", "ro"]}]'
+	chmod -R a+rX "$bb"
+	run_box "$m" "$broot" "$bb/order" order
+	oci "$m" --root "$broot" start order
+	wait_for test -e "$BOX_RES"
+	OUT=$(cat "$BOX_RES" "$BOX_OUT")
+	is "$m: /proc/self/mountinfo lists config.json's mounts in their order, binds among them" \
+		'[ "$(cat "$BOX_RES")" = "exited 0" ] && [ "$(cat "$BOX_OUT" | tr "\n" " ")" = "/mnt/a /mnt/b /mnt/c /mnt/d " ]'
+	oci "$m" --root "$broot" delete order
+
 	# --- process.user as another user (root without a user namespace) ------------------------
 	if [ "$m" = root ]; then
 		make_bundle "$m" "$bb/user" "$rootfs" 'id -u; id -G; grep ^CapEff /proc/self/status | cut -f2; kill -0 1 && echo own-pid1; echo done'

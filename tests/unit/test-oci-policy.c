@@ -102,6 +102,7 @@ static void test_runc_spec(void **state)
 	assert_int_equal(p.seccomp, CR_SECCOMP_DEFAULT);
 	assert_true(p.ex.harden_proc);
 	assert_true(p.ex.as_pid_1);
+	assert_true(p.ex.binds_in_order); /* the mount table in mounts[]' order */
 	assert_int_equal(p.limits.value[CR_LIMIT_PIDS], CR_DEFAULT_PIDS);
 	/* namespaces, the network, the process */
 	assert_int_equal(p.ex.namespaces, CR_NS_PID | CR_NS_NET | CR_NS_IPC | CR_NS_UTS | CR_NS_CGROUP);
