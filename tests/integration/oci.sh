@@ -240,6 +240,19 @@ for m in $MODES; do
 	wait_for test -e "$BOX_RES"
 	is "$m: kill ID TERM reaches the container's process (its trap exits 3, seen by the reaper)" \
 		'[ "$RC" = 0 ] && [ "$(cat "$BOX_RES")" = "exited 3" ] && grep -q "got TERM" "$BOX_OUT"'
+	# an engine that signals as soon as start returns: start returns once the command runs,
+	# not while corral's setup (where pid 1 ignores what it has no handler for) still does
+	early=0
+	for i in 1 2 3; do
+		run_box "$m" "$broot" "$bb/sleep" early$i
+		oci "$m" --root "$broot" start early$i
+		oci "$m" --root "$broot" kill early$i TERM
+		wait_for test -e "$BOX_RES"
+		[ "$(cat "$BOX_RES")" = "exited 3" ] && early=$((early + 1))
+		oci "$m" --root "$broot" delete --force early$i
+	done
+	OUT="$early of 3"
+	is "$m: kill TERM right after start reaches the command's trap (3 of 3)" '[ "$early" = 3 ]'
 	oci "$m" --root "$broot" kill sleeper KILL
 	is "$m: kill of a stopped container fails" '[ "$RC" = 1 ] && [[ $ERR == *"not running"* ]]'
 	oci "$m" --root "$broot" delete sleeper
