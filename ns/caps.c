@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <grp.h>
 #include <linux/capability.h>
 #include <linux/securebits.h>
 #include <sys/prctl.h>
@@ -43,11 +44,10 @@ int cr_caps_drop_all(void)
 	return 0;
 }
 
-int cr_caps_keep(uint64_t caps, bool inheritable, bool ambient)
+int cr_caps_set(uint64_t caps, uint64_t inheritable, uint64_t ambient)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {};
-	uint64_t inh = inheritable || ambient ? caps : 0;
 
 	/* The bounding set first, while CAP_SETPCAP is still held; past the kernel's last
 	 * capability PR_CAPBSET_DROP fails with EINVAL, which ends the loop. */
@@ -64,13 +64,41 @@ int cr_caps_keep(uint64_t caps, bool inheritable, bool ambient)
 		return negative_errno();
 	for (size_t i = 0; i < ELEMENTSOF(d); i++) {
 		d[i].effective = d[i].permitted = (uint32_t)(caps >> (32 * i));
-		d[i].inheritable = (uint32_t)(inh >> (32 * i));
+		d[i].inheritable = (uint32_t)(inheritable >> (32 * i));
 	}
 	if (syscall(SYS_capset, &h, d) < 0)
 		return negative_errno();
-	for (int c = 0; ambient && c < 64; c++)
-		if ((caps & (1ull << c)) && prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, c, 0, 0) < 0 &&
-		    errno != EINVAL)
+	/* EINVAL: a capability this kernel does not have */
+	for (int c = 0; c < 64; c++)
+		if ((ambient & (1ull << c)) &&
+		    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, c, 0, 0) < 0 && errno != EINVAL)
 			return negative_errno();
+	return 0;
+}
+
+int cr_caps_keep(uint64_t caps, bool inheritable, bool ambient)
+{
+	return cr_caps_set(caps, inheritable || ambient ? caps : 0, ambient ? caps : 0);
+}
+
+int cr_caps_switch_ids(uint32_t uid, uint32_t gid, const uint32_t *groups, size_t n)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {};
+	gid_t g[n + 1];
+
+	for (size_t i = 0; i < n; i++)
+		g[i] = groups[i];
+	/* the permitted set survives the change of uid; the effective one is set again below */
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0 || setgroups(n, g) < 0 ||
+	    setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0 ||
+	    prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
+		return negative_errno();
+	if (syscall(SYS_capget, &h, d) < 0)
+		return negative_errno();
+	for (size_t i = 0; i < ELEMENTSOF(d); i++)
+		d[i].effective = d[i].permitted;
+	if (syscall(SYS_capset, &h, d) < 0)
+		return negative_errno();
 	return 0;
 }

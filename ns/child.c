@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/close_range.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sched.h>
@@ -62,6 +63,10 @@ static int close_fds(struct cr_child_ctx *ctx)
 			return negative_errno();
 		keep[n++] = p->keep_fds[i];
 	}
+	/* the filters are in already (cr_child_filters_early()), which may refuse close_range:
+	 * every descriptor but those kept was made close-on-exec before */
+	if (p->ex.on && p->ex.new_privs)
+		return 0;
 	return cr_close_all_except(3, keep, n);
 }
 
@@ -161,6 +166,22 @@ int cr_install_programs(const struct cr_policy *p)
 	return 0;
 }
 
+int cr_child_filters_early(struct cr_child_ctx *ctx)
+{
+	int r = 0;
+
+	/* A bundle's allowlist may lack close_range (older profiles): the command's process only
+	 * clears the flag on the descriptors it keeps (close_fds()). */
+	if (syscall(SYS_close_range, 3, ~0u, CLOSE_RANGE_CLOEXEC) < 0)
+		r = negative_errno();
+	r = r ?: cr_seccomp_install(ctx->seccomp);
+	r = r ?: cr_install_programs(ctx->policy);
+	if (r < 0)
+		(void)snprintf(ctx->detail, sizeof(ctx->detail),
+			       "cannot install the syscall filters before the capabilities are dropped (no no_new_privs)");
+	return r;
+}
+
 _Noreturn void cr_command_main(struct cr_child_ctx *ctx)
 {
 	struct cr_child_msg msg = { .type = CR_MSG_ERROR };
@@ -184,8 +205,9 @@ _Noreturn void cr_command_main(struct cr_child_ctx *ctx)
 	cr_stamp("close_fds");
 	if (r < 0) {
 		msg.stage = CR_STAGE_FDS;
-	} else if ((r = cr_seccomp_install(ctx->seccomp)) < 0 ||
-		   (r = cr_install_programs(ctx->policy)) < 0) {
+	} else if (!(ctx->policy->ex.on && ctx->policy->ex.new_privs) &&
+		   ((r = cr_seccomp_install(ctx->seccomp)) < 0 ||
+		    (r = cr_install_programs(ctx->policy)) < 0)) {
 		/* The syscall filter: last before execve, after no_new_privs (set by pid 1 and
 		 * inherited), so that nothing of corral's own setup has to pass it. Pid 1 stays
 		 * unfiltered. */

@@ -116,22 +116,32 @@ static _Noreturn void command(const struct cr_policy *p, const struct cr_seccomp
 	const char *step = "ids";
 	int r = 0;
 
-	if (setgroups(0, NULL) < 0 && errno != EPERM)
+	if (p->ex.late_ids)
+		r = cr_caps_switch_ids(p->ex.late_uid, p->ex.late_gid, p->ex.groups, p->ex.n_groups);
+	else if (setgroups(0, NULL) < 0 && errno != EPERM)
 		r = negative_errno();
-	if (r >= 0 && (setresgid(p->ex.gid, p->ex.gid, p->ex.gid) < 0 ||
-		       setresuid(p->ex.uid, p->ex.uid, p->ex.uid) < 0))
+	if (r >= 0 && !p->ex.late_ids &&
+	    (setresgid(p->ex.gid, p->ex.gid, p->ex.gid) < 0 ||
+	     setresuid(p->ex.uid, p->ex.uid, p->ex.uid) < 0))
 		r = negative_errno();
+	/* without no_new_privs, the filters go in while CAP_SYS_ADMIN allows it (stages.c) */
+	if (r >= 0 && p->ex.new_privs && (step = "seccomp", 1)) {
+		r = cr_seccomp_install(sc);
+		r = r ?: cr_install_programs(p);
+	}
 	if (r >= 0 && (step = "capabilities", 1))
-		r = p->ex.caps && p->ex.nested_userns
-			    ? cr_caps_keep(p->ex.caps, p->ex.caps_inheritable, p->ex.uid != 0)
-			    : cr_caps_drop_all();
-	if (r >= 0 && (step = "no_new_privs", prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0))
+		r = !p->ex.caps || !p->ex.nested_userns ? cr_caps_drop_all()
+		    : p->ex.caps_exact ? cr_caps_set(p->ex.caps, p->ex.caps_inh, p->ex.caps_amb)
+				       : cr_caps_keep(p->ex.caps, p->ex.caps_inheritable, p->ex.uid != 0);
+	if (r >= 0 && !p->ex.new_privs &&
+	    (step = "no_new_privs", prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0))
 		r = negative_errno();
 	if (r >= 0 && (step = "cwd", chdir(p->cwd ?: "/") < 0))
 		r = negative_errno();
-	if (r >= 0 && (step = "seccomp", 1))
+	if (r >= 0 && !p->ex.new_privs && (step = "seccomp", 1)) {
 		r = cr_seccomp_install(sc);
-	r = r ?: cr_install_programs(p);
+		r = r ?: cr_install_programs(p);
+	}
 	if (r >= 0) {
 		step = "exec";
 		r = cr_exec_file(p->argv[0], p->argv, p->env);

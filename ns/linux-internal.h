@@ -121,6 +121,11 @@ int cr_exec_file(const char *file, char *const argv[], char *const envp[]);
 /* An explicit policy's own seccomp programs (cr_policy.ex), after corral's filter, in the order
  * given: a run's command and a process entered into a running sandbox (ns/enter.c). 0 or -errno. */
 int cr_install_programs(const struct cr_policy *p);
+/* Without no_new_privs (cr_policy.ex.new_privs): corral's filter and the policy's programs,
+ * installed by the stage that drops the capabilities, while CAP_SYS_ADMIN in the sandbox's user
+ * namespace still allows it; they then bind the rest of the setup as well as the command (its
+ * first process, ex.as_pid_1). 0 or -errno, with ctx->detail set. */
+int cr_child_filters_early(struct cr_child_ctx *ctx);
 /* Job control and the deadline in pid 1 (ns/jobs.c), every CR_JOBS_TICK_MS while the command
  * runs. cr_jobs_start(): after the command's fork, with SIGTSTP, SIGCONT and SIGALRM blocked;
  * installs their handlers and the timer. 0 or -errno. */

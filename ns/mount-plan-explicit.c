@@ -167,7 +167,7 @@ static int add_one(struct cr_mount_plan *plan, const struct cr_fs_op *f, bool ca
 	case CR_FS_TMPFS:
 		r = cr_mount_plan_add(plan, CR_MOUNT_TMPFS,
 				      CR_MNT_WRITABLE | CR_MNT_EXPLICIT | CR_MNT_SIZED,
-				      mode == CR_FS_MODE_UNSET ? 0755 : mode, NULL, f->dst);
+				      mode == CR_FS_MODE_UNSET ? 0755 : mode, f->src, f->dst);
 		if (r >= 0)
 			last(plan)->size = f->size;
 		return r;
@@ -212,6 +212,8 @@ static int add_one(struct cr_mount_plan *plan, const struct cr_fs_op *f, bool ca
 	case CR_FS_PROPAGATION:
 		return cr_mount_plan_add(plan, CR_MOUNT_PROPAGATION, CR_MNT_EXPLICIT, mode, NULL,
 					 f->dst);
+	case CR_FS_SYSFS:
+		return cr_mount_plan_add(plan, CR_MOUNT_SYSFS, CR_MNT_EXPLICIT, 0, NULL, f->dst);
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -230,8 +232,11 @@ int cr_mount_plan_explicit(const struct cr_policy *p, const struct cr_host_view 
 	bool callers_pidns = !(p->ex.namespaces & CR_NS_PID) && p->ex.pidns_fd < 0;
 	int r = 0;
 
-	for (size_t i = 0; i < p->n_fs_ops && r >= 0; i++)
+	for (size_t i = 0; i < p->n_fs_ops && r >= 0; i++) {
 		r = add_one(plan, &p->fs_ops[i], callers_pidns, host);
+		if (r >= 0 && p->ex.binds_in_order && p->fs_ops[i].kind == CR_FS_BIND)
+			last(plan)->flags |= CR_MNT_RECLONE;
+	}
 	/* Whatever /proc the sandbox shows, a fresh one or the host's through a bind of /: its
 	 * kernel knobs read-only, even to a root caller. Not twice: a --proc /proc last of all
 	 * (srt's and codex's order) has just made them so, and nothing came after it. */

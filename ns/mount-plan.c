@@ -102,6 +102,7 @@ const char *cr_mount_kind_to_string(enum cr_mount_kind kind)
 		[CR_MOUNT_MQUEUE] = "mqueue", [CR_MOUNT_DATA] = "data",
 		[CR_MOUNT_OVERLAY] = "overlay", [CR_MOUNT_OVERLAY_SRC] = "overlay-src",
 		[CR_MOUNT_PROPAGATION] = "propagation", [CR_MOUNT_NODE] = "node",
+		[CR_MOUNT_SYSFS] = "sysfs",
 	};
 
 	return kind < _CR_MOUNT_KIND_MAX ? names[kind] : "?";

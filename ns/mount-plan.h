@@ -32,6 +32,7 @@ enum cr_mount_kind {
 	CR_MOUNT_PROPAGATION, /* the mount at dst gets propagation @mode (CR_FS_PROPAGATION) */
 	CR_MOUNT_NODE,	      /* a node made at dst (CR_FS_NODE): @mode, dev_t @size, owner_uid and
 			       * owner_gid; CR_MNT_DEVICES: bound over itself without nodev */
+	CR_MOUNT_SYSFS,	      /* a sysfs at dst, read-only, nosuid, nodev, noexec */
 	_CR_MOUNT_KIND_MAX,
 };
 
@@ -52,6 +53,9 @@ enum cr_mount_flags {
 				   * made as the caller's command line says (ns/mounts-explicit.c) */
 	CR_MNT_COPY = 1 << 8,	  /* DATA: written at dst, not bound over it */
 	CR_MNT_SIZED = 1 << 9,	  /* tmpfs: its size is the caller's (0: the kernel's default) */
+	CR_MNT_RECLONE = 1 << 10, /* explicit binds: the tree opened early is cloned again as it is
+				   * attached, so that the mount table lists it in the plan's order
+				   * (cr_explicit.binds_in_order) */
 };
 
 struct cr_mount_op {

@@ -271,24 +271,46 @@ static bool is_dir_fd(int fd)
 	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* @op->src_fd is already a detached tree (cr_mounts_explicit_source()), cloned before any mount
- * of the plan was made. Cloned again now where the kernel allows it: the mount table lists
- * mounts by their ids, and a bind then shows in its place among the others (an OCI config's
- * mounts[] order, which runtime-tools checks); else the early clone itself. */
+/* A sysfs of the sandbox's network namespace, made read-only before it is attached; mounted
+ * now, in the operations' order, as the mount table lists it. */
+static int sysfs(int target)
+{
+	_cleanup_close_ int fs = -EBADF, mnt = -EBADF;
+
+	fs = fsopen("sysfs", FSOPEN_CLOEXEC);
+	if (fs < 0 || fsconfig(fs, FSCONFIG_SET_STRING, "source", "sysfs", 0) < 0 ||
+	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		return negative_errno();
+	mnt = fsmount(fs, FSMOUNT_CLOEXEC,
+		      MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+	if (mnt < 0)
+		return negative_errno();
+	if (move_mount(mnt, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return negative_errno();
+	return 0;
+}
+
+/* @op->src_fd is already a detached tree (cr_mounts_explicit_source()). With CR_MNT_RECLONE, a
+ * clone of it made now, whose mounts the table lists after those made before; a kernel that
+ * clones no detached tree (before 6.15) attaches the first one, in the order it was opened. */
 static int bind(const struct cr_mount_op *op, int target)
 {
 	struct mount_attr attr = {
 		.attr_set = MOUNT_ATTR_NOSUID | (op->flags & CR_MNT_DEVICES ? 0 : MOUNT_ATTR_NODEV) |
 			    (op->flags & CR_MNT_WRITABLE ? 0 : MOUNT_ATTR_RDONLY),
 	};
-	_cleanup_close_ int tree = open_tree(op->src_fd, "",
-					     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
-						     AT_RECURSIVE);
-	int src = tree >= 0 ? tree : op->src_fd;
+	_cleanup_close_ int again = -EBADF;
+	int tree = op->src_fd;
 
-	if (mount_setattr(src, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
+	if (op->flags & CR_MNT_RECLONE) {
+		again = open_tree(op->src_fd, "",
+				  OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+		if (again >= 0)
+			tree = again;
+	}
+	if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
 		return negative_errno();
-	if (move_mount(src, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+	if (move_mount(tree, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return negative_errno();
 	return 0;
 }
@@ -323,6 +345,8 @@ static int mount_one(const struct cr_mount_op *op, int target)
 		return 0; /* its overlay, before it, used it */
 	case CR_MOUNT_PROPAGATION:
 		return propagation(target, op->mode);
+	case CR_MOUNT_SYSFS:
+		return sysfs(target);
 	default:
 		return -EINVAL;
 	}

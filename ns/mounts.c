@@ -233,15 +233,22 @@ static int attach_text(int root_fd, const char *text, unsigned mode, int target_
 	return r;
 }
 
-int cr_mounts_fs(int target_fd, const char *type, unsigned long flags, const char *data)
+/* @source: what the mount table shows as the file system's source (an OCI mount's "shm") */
+static int mount_fs(int target_fd, const char *source, const char *type, unsigned long flags,
+		    const char *data)
 {
 	char target[64];
 
 	/* The magic link resolves to exactly the directory walk() checked. */
 	(void)snprintf(target, sizeof(target), "/proc/self/fd/%d", target_fd);
-	if (mount(type, target, type, flags, data) < 0)
+	if (mount(source, target, type, flags, data) < 0)
 		return negative_errno();
 	return 0;
+}
+
+int cr_mounts_fs(int target_fd, const char *type, unsigned long flags, const char *data)
+{
+	return mount_fs(target_fd, type, type, flags, data);
 }
 
 int cr_mounts_fresh(const struct cr_mount_op *op, int target_fd)
@@ -258,7 +265,7 @@ int cr_mounts_fresh(const struct cr_mount_op *op, int target_fd)
 		if (op->nr_inodes)
 			(void)snprintf(data + n, sizeof(data) - (size_t)n, ",nr_inodes=%llu",
 				       (unsigned long long)op->nr_inodes);
-		return cr_mounts_fs(target_fd, "tmpfs", MS_NOSUID | MS_NODEV, data);
+		return mount_fs(target_fd, op->src ?: "tmpfs", "tmpfs", MS_NOSUID | MS_NODEV, data);
 	case CR_MOUNT_PROC:
 		return cr_mounts_fs(target_fd, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 	case CR_MOUNT_DEVPTS:

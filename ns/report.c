@@ -46,7 +46,7 @@ static bool in_class(const struct cr_mount_op *op, enum plan_class c)
 
 	switch (c) {
 	case SHOWN_RO:
-		return op->kind == CR_MOUNT_BIND && !w;
+		return (op->kind == CR_MOUNT_BIND && !w) || op->kind == CR_MOUNT_SYSFS;
 	case SHOWN_RW: /* a pinned directory is writable only as part of another path */
 		return op->kind == CR_MOUNT_BIND && w && !(op->flags & CR_MNT_PIN);
 	case PINNED:
@@ -253,8 +253,13 @@ int cr_ns_report(const struct cr_run *run, json_object *o)
 		    cr_json_append(ns, json_object_new_string(cr_ns_name(all_ns[i]))) < 0)
 			r = -ENOMEM;
 	r = r ?: cr_json_add(o, "namespaces", ns);
-	r = r ?: cr_json_add(o, "uid_map", id_pair(m->inside_uid, m->outside_uid));
-	r = r ?: cr_json_add(o, "gid_map", id_pair(m->inside_gid, m->outside_gid));
+	if (p->ex.on && p->ex.late_ids) { /* no user namespace: the ids the command took */
+		r = r ?: cr_json_add(o, "uid_map", id_pair(p->ex.late_uid, p->ex.late_uid));
+		r = r ?: cr_json_add(o, "gid_map", id_pair(p->ex.late_gid, p->ex.late_gid));
+	} else {
+		r = r ?: cr_json_add(o, "uid_map", id_pair(m->inside_uid, m->outside_uid));
+		r = r ?: cr_json_add(o, "gid_map", id_pair(m->inside_gid, m->outside_gid));
+	}
 	r = r ?: cr_json_add(o, "network", json_object_new_string(cr_net_mode_to_string(p->net)));
 	r = r ?: cr_json_add(o, "loopback", json_object_new_boolean(p->net != CR_NET_HOST));
 	r = r ?: cr_proxy_report(cr_ns_run_proxy(run), o); /* allow_hosts: the list, the proxy */
@@ -268,7 +273,8 @@ int cr_ns_report(const struct cr_run *run, json_object *o)
 	r = r ?: cr_json_add(o, "private", plan_paths(plan, PRIVATE));
 	r = r ?: cr_json_add(o, "tmpfs", tmpfs_json(run));
 	r = r ?: cr_json_add(o, "capabilities", json_object_new_string("none"));
-	r = r ?: cr_json_add(o, "no_new_privs", json_object_new_boolean(true));
+	r = r ?: cr_json_add(o, "no_new_privs",
+			     json_object_new_boolean(!(p->ex.on && p->ex.new_privs)));
 	r = r ?: cr_json_add(o, "seccomp", seccomp_json(cr_ns_run_seccomp(run)));
 	r = r ?: cr_json_add(o, "new_session", json_object_new_boolean(true));
 	r = r ?: cr_json_add(o, "environment", env_keys(p->env));

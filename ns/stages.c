@@ -387,6 +387,11 @@ static int stage_caps(struct cr_child_ctx *ctx)
 
 	if (ctx->policy->ex.on) {
 		r = explicit_userns(ctx);
+		if (r >= 0 && ctx->policy->ex.late_ids)
+			r = cr_caps_switch_ids(ctx->policy->ex.late_uid, ctx->policy->ex.late_gid,
+					       ctx->policy->ex.groups, ctx->policy->ex.n_groups);
+		if (r >= 0 && ctx->policy->ex.new_privs)
+			r = cr_child_filters_early(ctx);
 		if (r < 0)
 			return r;
 		/* Without user namespaces, no capability either: none could be used to undo it. */
@@ -395,6 +400,9 @@ static int stage_caps(struct cr_child_ctx *ctx)
 	}
 	/* A warm sandbox's pid 1 keeps CAP_SYS_ADMIN (in its own user namespace) to give each
 	 * worker a pid namespace; the workers drop it (ns/zygote.c). */
+	if (ctx->policy->ex.on && ctx->policy->ex.caps && ctx->policy->ex.caps_exact)
+		return cr_caps_set(ctx->policy->ex.caps, ctx->policy->ex.caps_inh,
+				   ctx->policy->ex.caps_amb);
 	if (ctx->policy->ex.on && ctx->policy->ex.caps)
 		return cr_caps_keep(ctx->policy->ex.caps, ctx->policy->ex.caps_inheritable,
 				    ctx->idmap.inside_uid != 0);
@@ -403,6 +411,8 @@ static int stage_caps(struct cr_child_ctx *ctx)
 
 static int stage_no_new_privs(struct cr_child_ctx *ctx)
 {
+	if (ctx->policy->ex.on && ctx->policy->ex.new_privs)
+		return 0; /* the filters are in already (stage_caps()) */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return negative_errno();
 	return 0;

@@ -12,6 +12,7 @@
 struct oci_ctx {
 	char *err;
 	size_t size;
+	char **ignored; /* the unknown keys met, ", "-joined (NULL: refuse them as well) */
 };
 
 /* "PATH: message". Always -EINVAL. */
@@ -21,7 +22,8 @@ int oci_fail(struct oci_ctx *x, const char *path, const char *fmt, ...) _printf_
 const char *oci_path(char *buf, size_t size, const char *path, const char *key, size_t i);
 
 /* Refuse every key of object @o not in the NULL-terminated @known, unless its value asks for
- * nothing (null, "", [] or {}). */
+ * nothing (null, "", [] or {}) or runtime-spec does not define it (spec-keys.h): that one is
+ * added to x->ignored. */
 int oci_check_keys(struct oci_ctx *x, json_object *o, const char *path, const char *const *known);
 
 int oci_get_object(struct oci_ctx *x, json_object *o, const char *path, const char *key,

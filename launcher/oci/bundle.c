@@ -10,6 +10,7 @@
 
 #include "annotations.h"
 #include "bundle-internal.h"
+#include "spec-keys.h"
 
 const char *const cr_oci_cap_names[] = {
 	"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER", "CAP_FSETID",
@@ -111,6 +112,18 @@ static bool asks_nothing(const char *key, json_object *v)
 	}
 }
 
+/* @path appended to the ", "-joined list at *@list. */
+static int add_ignored(char **list, const char *path)
+{
+	char *s;
+
+	if (asprintf(&s, "%s%s%s", *list ? *list : "", *list ? ", " : "", path) < 0)
+		return -ENOMEM;
+	free(*list);
+	*list = s;
+	return 0;
+}
+
 int oci_check_keys(struct oci_ctx *x, json_object *o, const char *path, const char *const *known)
 {
 	char p[256];
@@ -120,9 +133,15 @@ int oci_check_keys(struct oci_ctx *x, json_object *o, const char *path, const ch
 
 		while (*k && strcmp(*k, key) != 0)
 			k++;
-		if (!*k && !asks_nothing(key, v))
-			return oci_fail(x, oci_path(p, sizeof(p), path, key, 0),
-					"not supported by corral");
+		if (*k || asks_nothing(key, v))
+			continue;
+		oci_path(p, sizeof(p), path, key, 0);
+		if (x->ignored && !cr_oci_spec_key(path, key)) {
+			if (add_ignored(x->ignored, p) < 0)
+				return -ENOMEM;
+			continue;
+		}
+		return oci_fail(x, p, "not supported by corral");
 	}
 	return 0;
 }
@@ -624,9 +643,9 @@ static int parse_doc(struct oci_ctx *x, json_object *doc, struct cr_oci_config *
 int cr_oci_config_parse(const char *text, size_t len, struct cr_oci_config *ret, char *err,
 			size_t size)
 {
-	struct oci_ctx x = { .err = err, .size = size };
-	json_tokener *tok = json_tokener_new();
 	struct cr_oci_config c = {};
+	struct oci_ctx x = { .err = err, .size = size, .ignored = &c.ignored };
+	json_tokener *tok = json_tokener_new();
 	size_t end;
 	int r;
 
@@ -662,6 +681,7 @@ int cr_oci_config_parse(const char *text, size_t len, struct cr_oci_config *ret,
 
 void cr_oci_config_done(struct cr_oci_config *c)
 {
+	free(c->ignored);
 	for (size_t i = 0; c->mounts && i < c->n_mounts; i++)
 		free(c->mounts[i].options.v);
 	free(c->mounts);

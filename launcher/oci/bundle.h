@@ -211,6 +211,8 @@ struct cr_oci_config {
 	const char *mount_label; /* SELinux's: accepted where SELinux is off (lsm.h) */
 	struct cr_oci_device *devices;
 	size_t n_devices;
+	char *ignored; /* keys runtime-spec does not define, ignored (its extensibility rule),
+			* ", "-joined for a warning; NULL: none */
 };
 
 /* Parse @len bytes of config.json. 0; -EINVAL with @err naming the field and what is wrong

@@ -151,6 +151,9 @@ static int load(const struct oci_opts *o, const struct create_opts *c, struct cr
 		return OCI_EXIT_FAILED;
 	}
 	r = cr_oci_config_parse(text, len, config, err, sizeof(err));
+	if (r >= 0 && config->ignored)
+		oci_error(o, "warning: create %s: %s/config.json: not defined by runtime-spec, ignored: %s",
+			  c->id, c->bundle, config->ignored);
 	if (r >= 0 && config->process.terminal != !!c->console_socket) {
 		(void)snprintf(err, sizeof(err), config->process.terminal
 				       ? "process.terminal: a terminal needs --console-socket"

@@ -106,6 +106,9 @@ static json_object *annotations_json(void)
 	/* a field taken that is not applied (linux.selinux is not enabled: lsm.h) */
 	r = r ?: cr_json_add(o, "io.corral.selinux",
 			     json_object_new_string("linux.mountLabel accepted and not applied where SELinux is not enabled on the host (a warning at create, status.json's oci_not_applied); refused where it is"));
+	/* what of corral's floor follows config.json rather than corral (docs/oci.md) */
+	r = r ?: cr_json_add(o, "io.corral.floor.no-new-privs",
+			     json_object_new_string("process.noNewPrivileges as given; false: the seccomp floor and the bundle's filter are installed before the capabilities are dropped, every mount stays nosuid"));
 	for (size_t i = 0; r == 0 && i < cr_oci_n_annotations; i++)
 		r = cr_json_add(o, cr_oci_annotations[i].key,
 				json_object_new_string(cr_oci_annotations[i].doc));

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -105,6 +106,25 @@ static int usage(const struct oci_opts *o, const char *text)
 	return CR_EXIT_SETUP;
 }
 
+/* Until the container's first process has executed its command (its /proc/PID/exe is no
+ * longer this binary), 1 s at most: an engine that signals the process as soon as start
+ * returns reaches the command, whose handlers are set up, not corral's setup, where pid 1 of a
+ * namespace ignores what it has no handler for. Best effort: an error ends the wait. */
+static void wait_exec(pid_t init)
+{
+	char path[64];
+	struct stat self, st;
+
+	(void)snprintf(path, sizeof(path), "/proc/%d/exe", (int)init);
+	if (init <= 0 || stat("/proc/self/exe", &self) < 0)
+		return;
+	for (int i = 0; i < 1000; i++) {
+		if (stat(path, &st) < 0 || st.st_dev != self.st_dev || st.st_ino != self.st_ino)
+			return;
+		(void)usleep(1000);
+	}
+}
+
 int oci_cmd_start(const struct oci_opts *o, int argc, char **argv)
 {
 	char err[256], path[PATH_MAX + 64];
@@ -133,6 +153,7 @@ int oci_cmd_start(const struct oci_opts *o, int argc, char **argv)
 		oci_error(o, "start %s: %s", argv[1],
 			  r == -ENXIO ? "the container's process is not waiting any more" : err);
 	} else {
+		wait_exec(b.init);
 		run_hooks(o, &b, argv[1], CR_OCI_HOOK_POSTSTART, "running");
 	}
 	cr_oci_state_done(&b.st);

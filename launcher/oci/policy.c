@@ -91,9 +91,22 @@ static int bundle_path(const char *bundle, const char *path, char **ret)
 	return asprintf(ret, "%s/%s", bundle, path) < 0 ? -ENOMEM : 0;
 }
 
-/* One entry of mounts[]. *@dev_done: /dev was made whole (its devpts comes with it). */
+/* May the container mount a sysfs of its own? The kernel lets whoever holds CAP_SYS_ADMIN over
+ * the network namespace's owner: one the container makes (with its user namespace, if any), or,
+ * without a user namespace of its own, the caller's root (host root, or root of the user
+ * namespace a rootless engine runs its runtime in, which owns the network namespaces it makes). */
+static bool own_sysfs(const struct cr_policy *p, const struct cr_oci_caller *caller)
+{
+	if (p->ex.namespaces & CR_NS_NET)
+		return true;
+	return caller->uid == 0 && !(p->ex.namespaces & CR_NS_USER) && p->ex.userns_fd < 0;
+}
+
+/* One entry of mounts[]. *@sys_done: the host's /sys was bound (its cgroup mounts come with
+ * it). */
 static int add_mount_op(struct cr_policy *p, const struct cr_oci_mount *m, size_t i,
-		     const char *bundle, bool *sys_done, char *err, size_t size)
+			const char *bundle, const struct cr_oci_caller *caller, bool *sys_done,
+			char *err, size_t size)
 {
 	const char *t = m->type ? m->type : "";
 	bool ro = has_option(m, "ro"), r_bind = has_option(m, "bind") || has_option(m, "rbind");
@@ -114,7 +127,9 @@ static int add_mount_op(struct cr_policy *p, const struct cr_oci_mount *m, size_
 		/* the usual nodes, devpts and shm: what runtimes make of a tmpfs on /dev */
 		return add(p, CR_FS_DEV, 0, NULL, "/dev", NULL);
 	if (strcmp(t, "tmpfs") == 0) {
-		r = add(p, CR_FS_TMPFS, 0, NULL, m->destination, &op);
+		/* its source as given (podman's /dev/shm: "shm"), as the mount table shows it */
+		r = add(p, CR_FS_TMPFS, 0, m->source && m->source[0] ? m->source : NULL,
+			m->destination, &op);
 		r = r ?: tmpfs_data(m, i, op, err, size);
 		return r ?: ro ? add(p, CR_FS_REMOUNT_RO, 0, NULL, m->destination, NULL) : 0;
 	}
@@ -122,8 +137,12 @@ static int add_mount_op(struct cr_policy *p, const struct cr_oci_mount *m, size_
 		return 0; /* the /dev above has its own devpts, with a private ptmx */
 	if (strcmp(t, "mqueue") == 0)
 		return add(p, CR_FS_MQUEUE, 0, NULL, m->destination, NULL);
+	if (strcmp(t, "sysfs") == 0 && own_sysfs(p, caller)) {
+		*sys_done = false; /* a sysfs of its own has no cgroup file system under it */
+		return add(p, CR_FS_SYSFS, 0, NULL, m->destination, NULL);
+	}
 	if (strcmp(t, "sysfs") == 0) {
-		/* the host's /sys, read-only (no sysfs of its own yet: docs/oci.md) */
+		/* the host's /sys, read-only (docs/oci.md) */
 		*sys_done = strcmp(m->destination, "/sys") == 0;
 		return add(p, CR_FS_BIND, CR_FS_RO | CR_FS_TRY, "/sys", m->destination, NULL);
 	}
@@ -230,9 +249,10 @@ static int add_propagation(struct cr_policy *p, const struct cr_oci_mount *m)
 }
 
 static int add_mount(struct cr_policy *p, const struct cr_oci_mount *m, size_t i,
-		     const char *bundle, bool *sys_done, char *err, size_t size)
+		     const char *bundle, const struct cr_oci_caller *caller, bool *sys_done,
+		     char *err, size_t size)
 {
-	int r = add_mount_op(p, m, i, bundle, sys_done, err, size);
+	int r = add_mount_op(p, m, i, bundle, caller, sys_done, err, size);
 
 	return r ?: add_propagation(p, m);
 }
@@ -353,7 +373,7 @@ static int add_devices(struct cr_policy *p, const struct cr_oci_config *c, bool 
 }
 
 static int add_filesystem(struct cr_policy *p, const struct cr_oci_config *c, const char *bundle,
-			  bool can_mknod, char *err, size_t size)
+			  const struct cr_oci_caller *caller, char *err, size_t size)
 {
 	_cleanup_free_ char *root = NULL;
 	bool sys_done = false;
@@ -365,9 +385,10 @@ static int add_filesystem(struct cr_policy *p, const struct cr_oci_config *c, co
 	/* writable at first: missing mount points are made in it, as runtimes do */
 	r = r ?: add(p, CR_FS_BIND, 0, root, "/", NULL);
 	for (size_t i = 0; r >= 0 && i < c->n_mounts; i++)
-		r = add_mount(p, &c->mounts[i], i, bundle, &sys_done, err, size);
+		r = add_mount(p, &c->mounts[i], i, bundle, caller, &sys_done, err, size);
 	r = r ?: add_devices(p, c,
-			     can_mknod && !(p->ex.namespaces & CR_NS_USER) && p->ex.userns_fd < 0,
+			     caller->uid == 0 && !(p->ex.namespaces & CR_NS_USER) &&
+				     p->ex.userns_fd < 0,
 			     err, size);
 	r = r ?: add_masks(p, c, root, bundle);
 	if (r >= 0 && c->root_readonly)
@@ -456,6 +477,22 @@ static int add_namespaces(struct cr_policy *p, const struct cr_oci_config *c, ch
 	return 0;
 }
 
+/* Root, no user namespace: the process's uid, gid and additionalGids, taken once the sandbox is
+ * built (cr_explicit.late_ids). */
+static int late_ids(struct cr_policy *p, const struct cr_oci_process *pr, char *err, size_t size)
+{
+	if (pr->additional_gids.n > ELEMENTSOF(p->ex.groups))
+		return fail(err, size, -EOPNOTSUPP,
+			    "process.user.additionalGids: at most %zu groups", ELEMENTSOF(p->ex.groups));
+	p->ex.late_ids = true;
+	p->ex.late_uid = pr->uid;
+	p->ex.late_gid = pr->gid;
+	for (size_t i = 0; i < pr->additional_gids.n; i++)
+		p->ex.groups[i] = pr->additional_gids.v[i];
+	p->ex.n_groups = pr->additional_gids.n;
+	return 0;
+}
+
 static int add_ids(struct cr_policy *p, const struct cr_oci_config *c,
 		   const struct cr_oci_caller *caller, char *err, size_t size)
 {
@@ -463,17 +500,18 @@ static int add_ids(struct cr_policy *p, const struct cr_oci_config *c,
 	bool userns = p->ex.namespaces & CR_NS_USER;
 	int r;
 
-	for (size_t i = 0; i < pr->additional_gids.n; i++)
-		if (pr->additional_gids.v[i] != pr->gid)
-			return fail(err, size, -EOPNOTSUPP,
-				    "process.user.additionalGids: supplementary groups are not implemented yet");
 	if (!userns && caller->uid != 0)
 		return fail(err, size, -EOPNOTSUPP,
 			    "linux.namespaces: a caller other than root needs a user namespace");
-	if (!userns && (pr->uid != caller->uid || pr->gid != caller->gid))
-		return fail(err, size, -EOPNOTSUPP,
-			    "process.user: without a user namespace corral runs the process as the caller (%u:%u) yet",
-			    caller->uid, caller->gid);
+	/* root without a user namespace: the sandbox built as root, then the process's ids and
+	 * groups taken, as runtimes do (ns/stages.c) */
+	r = userns ? 0 : late_ids(p, pr, err, size);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; userns && i < pr->additional_gids.n; i++)
+		if (pr->additional_gids.v[i] != pr->gid)
+			return fail(err, size, -EOPNOTSUPP,
+				    "process.user.additionalGids: supplementary groups in a user namespace are not implemented yet");
 	if (userns) {
 		r = cr_oci_idmap_text(c->uid_mappings, c->n_uid_mappings, pr->uid, caller->uid,
 				      "uidMappings", &p->ex.uid_map, &p->ex.host_uid, err, size);
@@ -483,12 +521,21 @@ static int add_ids(struct cr_policy *p, const struct cr_oci_config *c,
 		if (r < 0)
 			return r;
 	}
-	p->ex.uid = pr->uid;
-	p->ex.gid = pr->gid;
+	p->ex.uid = userns ? pr->uid : 0;
+	p->ex.gid = userns ? pr->gid : 0;
 	/* the sets runtimes are given are equal but for the ambient one: the bounding set, less
 	 * what is not permitted, is what the process may ever hold */
 	p->ex.caps = pr->caps[CR_OCI_CAP_BOUNDING] & pr->caps[CR_OCI_CAP_PERMITTED];
-	p->ex.caps_inheritable = pr->caps[CR_OCI_CAP_INHERITABLE] != 0;
+	/* the inheritable and ambient sets as listed, within what is kept (the kernel takes no
+	 * inheritable capability outside the bounding set, raises no ambient one outside the
+	 * permitted and inheritable sets) */
+	p->ex.caps_exact = true;
+	p->ex.caps_inh = pr->caps[CR_OCI_CAP_INHERITABLE] & p->ex.caps;
+	p->ex.caps_amb = pr->caps[CR_OCI_CAP_AMBIENT] & p->ex.caps_inh;
+	p->ex.caps_inheritable = p->ex.caps_inh != 0;
+	/* process.noNewPrivileges as given: every mount is nosuid, so execve grants nothing more
+	 * either way; the syscall filters still bind the process (ns/stages.c) */
+	p->ex.new_privs = !pr->no_new_privileges;
 	return 0;
 }
 
@@ -573,6 +620,7 @@ int cr_oci_policy_build(const struct cr_oci_config *c, const char *bundle,
 		/* the floor: the built-in denylist, under what the bundle asks for */
 		.seccomp = CR_SECCOMP_DEFAULT,
 		.ex = { .on = true, .nested_userns = false, .as_pid_1 = true, .harden_proc = true,
+			.binds_in_order = true,
 			.new_session = true, .block_fd = -1, .ready_fd = -1, .userns_block_fd = -1,
 			.userns_fd = -1, .userns2_fd = -1, .pidns_fd = -1 },
 	};
@@ -586,7 +634,7 @@ int cr_oci_policy_build(const struct cr_oci_config *c, const char *bundle,
 	ret->ex.nested_userns = !(ret->ex.namespaces & CR_NS_USER);
 	r = r ?: cr_oci_sysctl_check(&c->sysctl, ret->ex.namespaces | ret->ex.joins, err, size);
 	r = r ?: add_ids(ret, c, caller, err, size);
-	r = r ?: add_filesystem(ret, c, bundle, caller->uid == 0, err, size);
+	r = r ?: add_filesystem(ret, c, bundle, caller, err, size);
 	r = r ?: add_limits(ret, c, err, size);
 	r = r ?: cr_oci_seccomp_compile(&c->seccomp, ret, err, size);
 	r = r ?: copy_strv(&pr->args, &ret->argv);

@@ -14,6 +14,7 @@ const char *cr_fs_op_kind_to_string(enum cr_fs_op_kind k)
 		[CR_FS_DEV] = "dev",	       [CR_FS_MQUEUE] = "mqueue",
 		[CR_FS_FILE] = "file",	       [CR_FS_OVERLAY] = "overlay",
 		[CR_FS_PROPAGATION] = "propagation", [CR_FS_NODE] = "node",
+		[CR_FS_SYSFS] = "sysfs",
 	};
 
 	return k >= 0 && k < _CR_FS_OP_KIND_MAX ? names[k] : "?";

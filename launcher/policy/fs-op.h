@@ -12,7 +12,8 @@
 enum cr_fs_op_kind {
 	CR_FS_BIND,	  /* host src at dst, recursively (flags: RO, DEV, TRY) */
 	CR_FS_BIND_FD,	  /* the tree open at fd at dst (flags: RO) */
-	CR_FS_TMPFS,	  /* an empty tmpfs at dst: mode, size (0: the kernel's default) */
+	CR_FS_TMPFS,	  /* an empty tmpfs at dst: mode, size (0: the kernel's default); src:
+			   * the source the mount table shows (NULL: "tmpfs") */
 	CR_FS_DIR,	  /* a directory at dst: mode */
 	CR_FS_SYMLINK,	  /* a symlink at dst pointing to src */
 	CR_FS_CHMOD,	  /* change dst's mode */
@@ -27,6 +28,7 @@ enum cr_fs_op_kind {
 	CR_FS_NODE,	   /* a device node or FIFO made at dst: mode (S_IFCHR, S_IFBLK or S_IFIFO
 			    * and the permissions), size (its dev_t), owned by uid:gid; flag
 			    * DEVICES: usable (bound over itself without nodev), else not */
+	CR_FS_SYSFS,	  /* a sysfs of the sandbox's network namespace at dst, read-only */
 	_CR_FS_OP_KIND_MAX,
 	_CR_FS_OP_KIND_INVALID = -1,
 };

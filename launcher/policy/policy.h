@@ -115,6 +115,23 @@ struct cr_explicit {
 	uint32_t host_uid, host_gid; /* with the maps: uid's and gid's host ids under them */
 	uint64_t caps;	      /* capabilities kept, bit N for capability N; 0: none */
 	bool caps_inheritable; /* the inheritable set holds them too */
+	bool caps_exact;      /* the inheritable and ambient sets are caps_inh and caps_amb (an OCI
+			       * config's), not caps_inheritable's and the uid's default */
+	uint64_t caps_inh, caps_amb; /* with caps_exact: within caps; caps_amb within caps_inh */
+	bool late_ids;	      /* the sandbox is built as uid and gid, then the command takes
+			       * late_uid, late_gid and the supplementary groups (root without a
+			       * user namespace running an OCI process as another user) */
+	uint32_t late_uid, late_gid;
+	uint32_t groups[32];
+	size_t n_groups;
+	bool binds_in_order;  /* each bind's tree is cloned again as it is attached, so that the
+			       * mount table lists the mounts in fs_ops' order (an OCI config's
+			       * mounts[]), at the cost of a clone per bind */
+	bool new_privs;	      /* no no_new_privs (an OCI config's noNewPrivileges false): execve
+			       * may grant what setuid files and file capabilities give (every mount
+			       * is nosuid: nothing, in practice); the syscall filters are then
+			       * installed before the capabilities are dropped, the kernel's rule
+			       * for a process without no_new_privs */
 	bool as_pid_1;	      /* the command is the sandbox's first process: no init before it */
 	bool init_dumpable;   /* the first process stays dumpable, so that the caller (same uid)
 			       * can open its /proc/PID/ns/ to join the sandbox's namespaces; the

@@ -148,7 +148,7 @@ for m in $MODES; do
 		'[ "$RC" = 0 ] && [[ $OUT == *"features"* && $OUT == *"state ID"* && $OUT == *"--root DIR"* && $OUT == *"--log-format"* ]]'
 	oci "$m" features
 	is "$m: corral oci features: the runtime-spec features JSON (versions, the hooks that run, namespaces with user, 41 capabilities, seccomp on, AppArmor and SELinux off, corral's annotations)" \
-		'[ "$RC" = 0 ] && [ "$(json_get "$OUT" "[d[\"ociVersionMin\"], d[\"ociVersionMax\"], d[\"hooks\"], \"user\" in d[\"linux\"][\"namespaces\"], len(d[\"linux\"][\"capabilities\"]), d[\"linux\"][\"seccomp\"][\"enabled\"], d[\"linux\"][\"apparmor\"][\"enabled\"], d[\"linux\"][\"selinux\"][\"enabled\"], sorted(k for k in d[\"annotations\"] if k.startswith(\"io.corral.\"))]")" = "['"'"'1.0.0'"'"', '"'"'1.2.0'"'"', ['"'"'prestart'"'"', '"'"'createRuntime'"'"', '"'"'poststart'"'"', '"'"'poststop'"'"'], True, 41, True, False, False, ['"'"'io.corral.landlock'"'"', '"'"'io.corral.selinux'"'"', '"'"'io.corral.tcp-connect'"'"', '"'"'io.corral.version'"'"']]" ]'
+		'[ "$RC" = 0 ] && [ "$(json_get "$OUT" "[d[\"ociVersionMin\"], d[\"ociVersionMax\"], d[\"hooks\"], \"user\" in d[\"linux\"][\"namespaces\"], len(d[\"linux\"][\"capabilities\"]), d[\"linux\"][\"seccomp\"][\"enabled\"], d[\"linux\"][\"apparmor\"][\"enabled\"], d[\"linux\"][\"selinux\"][\"enabled\"], sorted(k for k in d[\"annotations\"] if k.startswith(\"io.corral.\"))]")" = "['"'"'1.0.0'"'"', '"'"'1.2.0'"'"', ['"'"'prestart'"'"', '"'"'createRuntime'"'"', '"'"'poststart'"'"', '"'"'poststop'"'"'], True, 41, True, False, False, ['"'"'io.corral.floor.no-new-privs'"'"', '"'"'io.corral.landlock'"'"', '"'"'io.corral.selinux'"'"', '"'"'io.corral.tcp-connect'"'"', '"'"'io.corral.version'"'"']]" ]'
 	ln -sf "$CORRAL" "$CR_TMP/bin/corral-oci"
 	OUT=$(as "$m" "$CR_TMP/bin/corral-oci" features 2>&1)
 	RC=$?
@@ -241,6 +241,19 @@ for m in $MODES; do
 	wait_for test -e "$BOX_RES"
 	is "$m: kill ID TERM reaches the container's process (its trap exits 3, seen by the reaper)" \
 		'[ "$RC" = 0 ] && [ "$(cat "$BOX_RES")" = "exited 3" ] && grep -q "got TERM" "$BOX_OUT"'
+	# an engine that signals as soon as start returns: start returns once the command runs,
+	# not while corral's setup (where pid 1 ignores what it has no handler for) still does
+	early=0
+	for i in 1 2 3; do
+		run_box "$m" "$broot" "$bb/sleep" early$i
+		oci "$m" --root "$broot" start early$i
+		oci "$m" --root "$broot" kill early$i TERM
+		wait_for test -e "$BOX_RES"
+		[ "$(cat "$BOX_RES")" = "exited 3" ] && early=$((early + 1))
+		oci "$m" --root "$broot" delete --force early$i
+	done
+	OUT="$early of 3"
+	is "$m: kill TERM right after start reaches the command's trap (3 of 3)" '[ "$early" = 3 ]'
 	oci "$m" --root "$broot" kill sleeper KILL
 	is "$m: kill of a stopped container fails" '[ "$RC" = 1 ] && [[ $ERR == *"not running"* ]]'
 	oci "$m" --root "$broot" delete sleeper
@@ -365,6 +378,53 @@ c = json.load(open(sys.argv[1])); exec(sys.argv[2]); json.dump(c, open(sys.argv[
 		RC=$? ERR=$(<"$CR_TMP/stderr")
 		as "$1" "$CORRAL" oci --root "$2" delete --force "$4" >/dev/null 2>&1
 	}
+	# --- process.noNewPrivileges false: followed, under the same floor ----------------------
+	# The attacker's moves without no_new_privs: a setuid-root copy of busybox (every mount is
+	# nosuid, the bounding set is the config's), a new user or mount namespace (corral's floor),
+	# a syscall the bundle's profile denies (mkdir).
+	make_bundle "$m" "$bb/nnp" "$rootfs" 'grep -q "^NoNewPrivs:.0" /proc/self/status && echo NNP0; grep -q "^Seccomp:.2" /proc/self/status && echo FILTERED; c=$(/suid/grep ^CapEff /proc/self/status | cut -f2); case $c in 0000000020000420|0000000000000000) echo CAPS-KEPT;; *) echo ESC-caps-$c;; esac; unshare -U true 2>/dev/null && echo ESC-userns; unshare -m true 2>/dev/null && echo ESC-mountns; mkdir /tmp/d 2>/dev/null && echo ESC-mkdir; touch /tmp/f && echo TOUCH' deny-mkdir
+	config_set "$bb/nnp" 'c["process"]["noNewPrivileges"] = False'
+	nnp_root=$CR_TMP/nnp-rootfs-$m
+	rm -rf "$nnp_root" && cp -a "$rootfs" "$nnp_root" && mkdir "$nnp_root/suid" && cp /bin/busybox "$nnp_root/suid/grep" && chmod 4755 "$nnp_root/suid/grep"
+	[ "$m" = root ] || chown -R "$(as "$m" id -u)" "$nnp_root"
+	[ "$m" = root ] || chmod 4755 "$nnp_root/suid/grep"
+	config_set "$bb/nnp" "c['root']['path'] = '$nnp_root'"
+	chmod -R a+rX "$bb"
+	run_box "$m" "$broot" "$bb/nnp" nnp
+	oci "$m" --root "$broot" start nnp
+	wait_for test -e "$BOX_RES"
+	OUT=$(cat "$BOX_RES" "$BOX_OUT")
+	is "$m: noNewPrivileges false is followed (NoNewPrivs 0) while corral's floor and the bundle's profile still filter: a setuid-root binary gains no capability, new user and mount namespaces and mkdir stay refused, touch works" \
+		'[ "$(cat "$BOX_RES")" = "exited 0" ] && [ "$(cat "$BOX_OUT")" = "NNP0"$'"'\n'"'"FILTERED"$'"'\n'"'"CAPS-KEPT"$'"'\n'"'"TOUCH" ] && [ "$(json_get "$(cat "$broot/nnp/status.json")" "d[\"enforced\"][\"no_new_privs\"]")" = False ]'
+	oci "$m" --root "$broot" delete nnp
+
+	# --- the mount table in mounts[]' order (binds too), as runtime-tools reads it ----------
+	make_bundle "$m" "$bb/order" "$rootfs" 'awk '"'"'$5 ~ /^\/mnt\// { print $5 }'"'"' /proc/self/mountinfo'
+	mkdir -p "$rootfs"/mnt/a "$rootfs"/mnt/b "$rootfs"/mnt/c "$rootfs"/mnt/d
+	config_set "$bb/order" 'c["mounts"] += [{"destination": "/mnt/a", "type": "tmpfs", "source": "tmpfs"}, {"destination": "/mnt/b", "source": c["root"]["path"] + "/etc", "options": ["rbind", "ro"]}, {"destination": "/mnt/c", "type": "tmpfs", "source": "tmpfs"}, {"destination": "/mnt/d", "source": c["root"]["path"] + "/bin", "options": ["bind", "ro"]}]'
+	chmod -R a+rX "$bb"
+	run_box "$m" "$broot" "$bb/order" order
+	oci "$m" --root "$broot" start order
+	wait_for test -e "$BOX_RES"
+	OUT=$(cat "$BOX_RES" "$BOX_OUT")
+	is "$m: /proc/self/mountinfo lists config.json's mounts in their order, binds among them" \
+		'[ "$(cat "$BOX_RES")" = "exited 0" ] && [ "$(cat "$BOX_OUT" | tr "\n" " ")" = "/mnt/a /mnt/b /mnt/c /mnt/d " ]'
+	oci "$m" --root "$broot" delete order
+
+	# --- process.user as another user (root without a user namespace) ------------------------
+	if [ "$m" = root ]; then
+		make_bundle "$m" "$bb/user" "$rootfs" 'id -u; id -G; grep ^CapEff /proc/self/status | cut -f2; kill -0 1 && echo own-pid1; echo done'
+		config_set "$bb/user" 'c["process"]["user"] = {"uid": 1000, "gid": 1000, "additionalGids": [5, 7]}; c["linux"]["namespaces"] = [n for n in c["linux"]["namespaces"] if n["type"] != "user"]'
+		chmod -R a+rX "$bb"
+		run_box "$m" "$broot" "$bb/user" user
+		oci "$m" --root "$broot" start user
+		wait_for test -e "$BOX_RES"
+		OUT=$(cat "$BOX_RES" "$BOX_OUT")
+		is "$m: process.user uid 1000, gid 1000, additionalGids 5 and 7 as root without a user namespace: the process has those ids and groups, no capability left at execve (none inheritable)" \
+			'[ "$(cat "$BOX_RES")" = "exited 0" ] && [ "$(cat "$BOX_OUT")" = "1000"$'"'\n'"'"1000 5 7"$'"'\n'"'"0000000000000000"$'"'\n'"'"own-pid1"$'"'\n'"'"done" ] && [ "$(json_get "$(cat "$broot/user/status.json")" "d[\"enforced\"][\"uid_map\"][\"inside\"]")" = 1000 ]'
+		oci "$m" --root "$broot" delete user
+	fi
+
 	make_bundle "$m" "$bb/cg-sysd" "$rootfs" 'true'
 	config_set "$bb/cg-sysd" 'c["linux"]["cgroupsPath"] = "system.slice:libpod:abc"'
 	chmod -R a+rX "$bb"

@@ -93,10 +93,11 @@ static void test_runc_spec(void **state)
 	assert_string_equal(p.fs_ops[3].dst, "/dev/shm");
 	assert_int_equal(p.fs_ops[3].mode, 01777);
 	assert_int_equal(p.fs_ops[3].size, 65536 << 10);
+	assert_string_equal(p.fs_ops[3].src, "shm"); /* the mount table's source */
 	assert_int_equal(p.fs_ops[4].kind, CR_FS_MQUEUE);
-	assert_int_equal(p.fs_ops[5].kind, CR_FS_BIND);
-	assert_string_equal(p.fs_ops[5].src, "/sys");
-	assert_true(p.fs_ops[5].flags & CR_FS_RO);
+	/* root, a network namespace of its own: a sysfs of its own, not the host's */
+	assert_int_equal(p.fs_ops[5].kind, CR_FS_SYSFS);
+	assert_string_equal(p.fs_ops[5].dst, "/sys");
 	/* root.readonly: the last operation */
 	assert_int_equal(p.fs_ops[p.n_fs_ops - 1].kind, CR_FS_REMOUNT_RO);
 	assert_string_equal(p.fs_ops[p.n_fs_ops - 1].dst, "/");
@@ -104,6 +105,7 @@ static void test_runc_spec(void **state)
 	assert_int_equal(p.seccomp, CR_SECCOMP_DEFAULT);
 	assert_true(p.ex.harden_proc);
 	assert_true(p.ex.as_pid_1);
+	assert_true(p.ex.binds_in_order); /* the mount table in mounts[]' order */
 	assert_int_equal(p.limits.value[CR_LIMIT_PIDS], CR_DEFAULT_PIDS);
 	/* namespaces, the network, the process */
 	assert_int_equal(p.ex.namespaces, CR_NS_PID | CR_NS_NET | CR_NS_IPC | CR_NS_UTS | CR_NS_CGROUP);
@@ -111,6 +113,52 @@ static void test_runc_spec(void **state)
 	assert_string_equal(p.argv[0], "sh");
 	assert_string_equal(p.cwd, "/");
 	assert_int_equal(p.ex.caps, (1ull << 29) | (1ull << 5) | (1ull << 10)); /* AUDIT_WRITE KILL NET_BIND_SERVICE */
+	done(&c, &p);
+}
+
+/* process.noNewPrivileges and the capability sets as config.json gives them */
+static void test_privileges(void **state)
+{
+	const uint64_t kept = (1ull << 29) | (1ull << 5) | (1ull << 10);
+	struct cr_oci_config c;
+	struct cr_policy p;
+	char err[512] = "";
+	int r = build(FIX("runc-spec.json"), NULL, NULL, 0, &c, &p, err, sizeof(err));
+
+	assert_int_equal(r, 0);
+	assert_false(p.ex.new_privs); /* noNewPrivileges: true */
+	assert_true(p.ex.caps_exact);
+	/* runc spec lists no inheritable set: no ambient capability can be raised either */
+	assert_int_equal(p.ex.caps_inh, 0);
+	assert_int_equal(p.ex.caps_amb, 0);
+	done(&c, &p);
+	r = build(FIX("runc-spec.json"), "\"noNewPrivileges\": true",
+		  "\"noNewPrivileges\": false", 0, &c, &p, err, sizeof(err));
+	assert_int_equal(r, 0);
+	assert_true(p.ex.new_privs);
+	/* the floor stays: corral's denylist is still the policy's filter */
+	assert_int_equal(p.seccomp, CR_SECCOMP_DEFAULT);
+	done(&c, &p);
+	/* an inheritable set: the ambient one within it; a capability outside the bounding set is
+	 * in neither */
+	r = build(FIX("runc-spec.json"), "\"effective\": [",
+		  "\"inheritable\": [\"CAP_KILL\", \"CAP_AUDIT_WRITE\", \"CAP_SYS_ADMIN\"], \"effective\": [",
+		  0, &c, &p, err, sizeof(err));
+	assert_int_equal(r, 0);
+	assert_int_equal(p.ex.caps, kept);
+	assert_int_equal(p.ex.caps_inh, (1ull << 29) | (1ull << 5));
+	assert_int_equal(p.ex.caps_amb, (1ull << 29) | (1ull << 5));
+	done(&c, &p);
+	/* root, no user namespace, another user: built as root, then that user's ids and groups */
+	r = build(FIX("runc-spec.json"), "\"gid\": 0", "\"gid\": 8, \"additionalGids\": [5, 9]", 0,
+		  &c, &p, err, sizeof(err));
+	assert_int_equal(r, 0);
+	assert_int_equal(p.ex.uid, 0);
+	assert_true(p.ex.late_ids);
+	assert_int_equal(p.ex.late_uid, 0);
+	assert_int_equal(p.ex.late_gid, 8);
+	assert_int_equal(p.ex.n_groups, 2);
+	assert_int_equal(p.ex.groups[1], 9);
 	done(&c, &p);
 }
 
@@ -125,6 +173,24 @@ static void test_rootless(void **state)
 	assert_true(p.ex.namespaces & CR_NS_USER);
 	assert_false(p.ex.nested_userns);
 	assert_int_equal(p.ex.uid, 0);
+	done(&c, &p);
+	/* a sysfs in a user namespace without a network namespace of its own (the host's, which
+	 * that user namespace does not own): the host's /sys bound read-only */
+	r = build(FIX("runc-spec-rootless.json"), "\"type\": \"none\",\n\t\t\t\"source\": \"/sys\"",
+		  "\"type\": \"sysfs\", \"source\": \"sysfs\"", 1000, &c, &p, err, sizeof(err));
+	assert_int_equal(r, 0);
+	for (size_t i = 0; i < p.n_fs_ops; i++)
+		if (strcmp(p.fs_ops[i].dst, "/sys") == 0) {
+			assert_int_equal(p.fs_ops[i].kind, CR_FS_BIND);
+			assert_string_equal(p.fs_ops[i].src, "/sys");
+			assert_true(p.fs_ops[i].flags & CR_FS_RO);
+		}
+	done(&c, &p);
+	/* supplementary groups in a user namespace (setgroups is denied there) */
+	r = build(FIX("runc-spec-rootless.json"), "\"gid\": 0", "\"gid\": 0, \"additionalGids\": [5]",
+		  1000, &c, &p, err, sizeof(err));
+	assert_int_equal(r, -EOPNOTSUPP);
+	assert_non_null(strstr(err, "process.user.additionalGids: supplementary groups in a user namespace"));
 	done(&c, &p);
 	/* the same config for another user than its mappings name */
 	r = build(FIX("runc-spec-rootless.json"), NULL, NULL, 4242, &c, &p, err, sizeof(err));
@@ -146,8 +212,6 @@ static void test_refused(void **state)
 		  "linux.namespaces[1].path: /nonexistent/ns: No such file or directory" },
 		{ "runc-spec.json", "\"type\": \"proc\"", "\"type\": \"nfs\"",
 		  "mounts[0].type: 'nfs' is not supported by corral yet" },
-		{ "runc-spec.json", "\"uid\": 0", "\"uid\": 7",
-		  "process.user: without a user namespace corral runs the process as the caller" },
 		/* podman's sysctl with the host's network: it would change the host's */
 		{ "podman.json", "\"type\": \"network\",\n\t\t\t\t\"path\": \"/run/netns/netns-1c2d3e4f\"",
 		  "\"type\": \"user\"", "linux.sysctl.net.ipv4.ping_group_range: the container shares the host's network namespace" },
@@ -278,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_idmaps),
 		cmocka_unit_test(test_lsm),
 		cmocka_unit_test(test_runc_spec),
+		cmocka_unit_test(test_privileges),
 		cmocka_unit_test(test_rootless),
 		cmocka_unit_test(test_refused),
 	};

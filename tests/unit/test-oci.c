@@ -274,10 +274,6 @@ static void test_unsupported_fields(void **state)
 	refused("{" MIN "," PROC ",\"windows\":{\"layerFolders\":[\"C:\\\\x\"]}}", "windows: not supported");
 	refused("{" MIN "," PROC ",\"mounts\":[{\"destination\":\"/x\",\"uidMappings\":[{\"containerID\":0,\"hostID\":1,\"size\":1}]}]}",
 		"mounts[0].uidMappings: not supported");
-	refused("{" MIN "," PROC ",\"hooks\":{\"prestart\":[{\"path\":\"/bin/true\",\"unknown\":1}]}}",
-		"hooks.prestart[0].unknown: not supported");
-	refused("{" MIN "," PROC ",\"hooks\":{\"onReboot\":[{\"path\":\"/bin/true\"}]}}",
-		"hooks.onReboot: not supported");
 	refused("{" MIN "," PROC ",\"linux\":{\"devices\":[{\"path\":\"/dev/x\",\"major\":1,\"minor\":5}]}}",
 		"linux.devices[0]: type: c, b, u or p is required");
 	refused("{" MIN "," PROC ",\"linux\":{\"devices\":[{\"path\":\"/dev/x\",\"type\":\"b\"}]}}",
@@ -292,6 +288,34 @@ static void test_unsupported_fields(void **state)
 		"linux.rootfsPropagation: 'rshare' is not a propagation mode");
 	refused("{" MIN "," PROC ",\"linux\":{\"seccomp\":{\"defaultAction\":\"SCMP_ACT_NOTIFY\"}}}",
 		"linux.seccomp.defaultAction: SCMP_ACT_NOTIFY is not supported");
+}
+
+/* A key runtime-spec does not define is no error (its extensibility rule): ignored, and listed
+ * for create's warning; one it defines that corral does not implement stays refused. */
+static void test_unknown_keys(void **state)
+{
+	struct cr_oci_config c;
+
+	assert_int_equal(accepted("{" MIN "," PROC ",\"unknown\":\"unknown\"}", &c), 0);
+	assert_string_equal(c.ignored, "unknown");
+	cr_oci_config_done(&c);
+	assert_int_equal(accepted("{" MIN ",\"process\":{\"args\":[\"sh\"],\"cwd\":\"/\",\"future\":{\"a\":1}},\"hooks\":{\"onReboot\":[{\"path\":\"/bin/true\"}],\"prestart\":[{\"path\":\"/bin/true\",\"unknown\":1}]},\"linux\":{\"resources\":{\"memory\":{\"limit\":1048576,\"future\":1}}}}",
+				  &c),
+			 0);
+	assert_string_equal(c.ignored,
+			    "process.future, hooks.onReboot, hooks.prestart[0].unknown, linux.resources.memory.future");
+	assert_int_equal(c.resources.memory_limit, 1048576);
+	cr_oci_config_done(&c);
+	/* nothing unknown: nothing listed */
+	assert_int_equal(accepted("{" MIN "," PROC "}", &c), 0);
+	assert_null(c.ignored);
+	cr_oci_config_done(&c);
+	/* defined by the spec, not implemented: refused, as before */
+	refused("{" MIN "," PROC ",\"unknown\":1,\"domainname\":\"example.org\"}",
+		"domainname: not supported");
+	/* in an object the table does not list (an id mapping): refused */
+	refused("{" MIN "," PROC ",\"linux\":{\"namespaces\":[{\"type\":\"user\"}],\"uidMappings\":[{\"containerID\":0,\"hostID\":1,\"size\":1,\"future\":1}]}}",
+		"linux.uidMappings[0].future: not supported");
 }
 
 /* What asks for nothing is accepted for a field corral does not implement. */
@@ -515,6 +539,7 @@ int main(void)
 		cmocka_unit_test(test_containerd_cri),
 		cmocka_unit_test(test_docker),
 		cmocka_unit_test(test_unsupported_fields),
+		cmocka_unit_test(test_unknown_keys),
 		cmocka_unit_test(test_empty_is_nothing),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_annotations),
