@@ -137,14 +137,15 @@ static int make_dirs(const char *dir, bool v2, const char *ctls)
 	for (char *p = strchr(buf + 1, '/');; p = strchr(p + 1, '/')) {
 		if (p)
 			*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return negative_errno();
+		/* a parent made here too: its children get the controllers only once it exists */
 		if (v2 && p) {
 			_cleanup_close_ int fd = open(buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 			if (fd >= 0)
 				enable(fd, ctls);
 		}
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return negative_errno();
 		if (!p)
 			return 0;
 		*p = '/';
