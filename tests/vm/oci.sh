@@ -1,0 +1,74 @@
+#!/bin/sh
+# oci.sh: the OCI door's linux.resources on a pure cgroup v2 host, in the guest that
+# tests/vm/run.sh boots, as root: `corral oci create` with a cgroupsPath, each field read back
+# from the cgroup2 file it maps to (memory.low, cpu.max, cpuset.cpus, pids.max), the device
+# rules held without a devices cgroup, and the fields cgroup2 has no file for refused by name,
+# leaving no cgroup. Prints "TAP: " lines; the exit status is the number of failures.
+set -u
+
+N=0
+FAILED=0
+CG=/sys/fs/cgroup
+T=$(mktemp -d /tmp/oci.XXXXXX)
+. /usr/share/corral-vm/tap.sh
+
+mkdir -p "$T/b/rootfs/bin" "$T/root"
+cp /usr/bin/busybox "$T/b/rootfs/bin/busybox"
+for c in sh sleep true cat; do ln -s busybox "$T/b/rootfs/bin/$c"; done
+
+# config CGROUPS_PATH RESOURCES: the bundle's config.json, a sleeping busybox.
+config() {
+	cat >"$T/b/config.json" <<EOF
+{"ociVersion": "1.0.2", "root": {"path": "rootfs"},
+ "process": {"args": ["sleep", "30"], "cwd": "/", "env": ["PATH=/bin"], "user": {"uid": 0, "gid": 0}},
+ "mounts": [{"destination": "/proc", "type": "proc", "source": "proc"}],
+ "linux": {"namespaces": [{"type": "pid"}, {"type": "mount"}], "cgroupsPath": "$1", "resources": $2}}
+EOF
+}
+
+# create ID: corral oci create; RC and ERR.
+create() {
+	(cd "$T/b" && timeout 60 corral oci --root "$T/root" create --bundle . "$1") \
+		>"$T/out" 2>"$T/err" </dev/null
+	RC=$?
+	ERR=$(cat "$T/err")
+}
+
+# check NAME TEST...: ok when TEST succeeds, else not ok with what was seen.
+check() {
+	name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name" && diag "rc $RC: $ERR" "seen: $SEEN"; fi
+}
+
+cpus='' want_cpus=''
+if grep -qw cpuset "$CG/cgroup.controllers"; then
+	cpus=', "cpus": "0"' want_cpus=0
+fi
+config /ocitest/c1 '{"memory": {"limit": 67108864, "reservation": 33554432}, "pids": {"limit": 64},
+ "cpu": {"quota": 50000, "period": 500000'"$cpus"'},
+ "devices": [{"allow": false, "access": "rwm"}, {"allow": true, "type": "c", "major": 1, "minor": 3, "access": "rw"}]}'
+create c1
+d=$CG/ocitest/c1
+SEEN="low=$(cat $d/memory.low 2>&1) max=$(cat $d/memory.max 2>&1) cpu.max=$(cat $d/cpu.max 2>&1) pids=$(cat $d/pids.max 2>&1) cpus=$(cat $d/cpuset.cpus 2>/dev/null)"
+check "oci: memory.reservation, limit, pids, the exact cpu quota and period${cpus:+ and cpu.cpus} read back from cgroup2 ($d); the device rules held without a devices cgroup" \
+	[ "$RC $SEEN" = "0 low=33554432 max=67108864 cpu.max=50000 500000 pids=64 cpus=$want_cpus" ]
+corral oci --root "$T/root" delete --force c1 >/dev/null 2>&1
+SEEN=$(ls -d $d 2>&1)
+check "oci: delete removes the cgroupsPath" [ ! -e "$d" ]
+
+# what cgroup2 has no file for: refused by name, and no cgroup left
+for f in 'memory": {"swappiness": 10}|linux.resources.memory.swappiness: cannot be applied: cgroup2 has no per-cgroup swappiness' \
+	'network": {"classID": 1048577}|linux.resources.network.classID: cannot be applied: cgroup2 has no net_cls' \
+	'cpu": {"realtimeRuntime": 950000}|linux.resources.cpu.realtimeRuntime: cannot be applied: cgroup2 has no real-time'; do
+	config /ocitest/c2 "{\"${f%%|*}}"
+	create c2
+	corral oci --root "$T/root" delete --force c2 >/dev/null 2>&1
+	SEEN=$(ls -d "$CG/ocitest/c2" 2>&1)
+	case $ERR in *"${f#*|}"*) seen=1 ;; *) seen=0 ;; esac
+	check "oci: ${f#*|}... (create fails, naming it; no cgroup left)" [ "$RC $seen" = "1 1" -a ! -e "$CG/ocitest/c2" ]
+done
+rmdir "$CG/ocitest" 2>/dev/null
+rm -rf "$T"
+echo "TAP: 1..$N"
+exit "$FAILED"
