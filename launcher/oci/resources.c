@@ -450,6 +450,47 @@ static void dev_number(char *buf, size_t size, int64_t n)
 		(void)snprintf(buf, size, "%" PRId64, n);
 }
 
+/* The nodes of corral's /dev (ns/mount-plan-explicit.c), which engines leave to the runtime to allow (podman
+ * sends "deny all" and no rule for /dev/null): allowed after the caller's rules, as other
+ * runtimes do, unless a rule of the caller's denies that node by its number. */
+static const struct {
+	int64_t major, minor; /* -1: any */
+} dev_nodes[] = {
+	{ 1, 3 }, { 1, 5 }, { 1, 7 }, { 1, 8 }, { 1, 9 }, /* null zero full random urandom */
+	{ 5, 0 }, { 5, 2 }, { 136, -1 },		  /* tty ptmx pts */
+};
+
+static bool denied_by_name(const struct cr_oci_resources *res, int64_t major, int64_t minor)
+{
+	for (size_t i = 0; i < res->n_devices; i++) {
+		const struct cr_oci_device_rule *d = &res->devices[i];
+
+		if (!d->allow && d->type == 'c' && d->major == major &&
+		    (d->minor == minor || d->minor == -1))
+			return true;
+	}
+	return false;
+}
+
+static int device_defaults(struct cr_oci_resources *res)
+{
+	for (size_t k = 0; k < sizeof(dev_nodes) / sizeof(dev_nodes[0]); k++) {
+		struct cr_cgroup_file *e;
+		char minor[24];
+
+		if (denied_by_name(res, dev_nodes[k].major, dev_nodes[k].minor))
+			continue;
+		if (!(e = add(res, "linux.resources.devices (corral's /dev)")))
+			return -ENOMEM;
+		dev_number(minor, sizeof(minor), dev_nodes[k].minor);
+		set_v1(e, "devices", "devices.allow", "c %" PRId64 ":%s rwm", dev_nodes[k].major,
+		       minor);
+		no_v2(e, "cgroup2 needs a BPF device program");
+		e->optional = true;
+	}
+	return 0;
+}
+
 static int device_files(struct cr_oci_resources *res)
 {
 	for (size_t i = 0; i < res->n_devices; i++) {
@@ -469,7 +510,7 @@ static int device_files(struct cr_oci_resources *res)
 		no_v2(e, "cgroup2 needs a BPF device program");
 		e->optional = true;
 	}
-	return 0;
+	return res->n_devices ? device_defaults(res) : 0;
 }
 
 int oci_resources_more(struct oci_ctx *x, json_object *o, json_object *mem,

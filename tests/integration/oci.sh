@@ -148,7 +148,7 @@ for m in $MODES; do
 		'[ "$RC" = 0 ] && [[ $OUT == *"features"* && $OUT == *"state ID"* && $OUT == *"--root DIR"* && $OUT == *"--log-format"* ]]'
 	oci "$m" features
 	is "$m: corral oci features: the runtime-spec features JSON (versions, the hooks that run, namespaces with user, 41 capabilities, seccomp on, AppArmor and SELinux off, corral's annotations)" \
-		'[ "$RC" = 0 ] && [ "$(json_get "$OUT" "[d[\"ociVersionMin\"], d[\"ociVersionMax\"], d[\"hooks\"], \"user\" in d[\"linux\"][\"namespaces\"], len(d[\"linux\"][\"capabilities\"]), d[\"linux\"][\"seccomp\"][\"enabled\"], d[\"linux\"][\"apparmor\"][\"enabled\"], d[\"linux\"][\"selinux\"][\"enabled\"], sorted(k for k in d[\"annotations\"] if k.startswith(\"io.corral.\"))]")" = "['"'"'1.0.0'"'"', '"'"'1.2.0'"'"', ['"'"'prestart'"'"', '"'"'createRuntime'"'"', '"'"'poststart'"'"', '"'"'poststop'"'"'], True, 41, True, False, False, ['"'"'io.corral.landlock'"'"', '"'"'io.corral.tcp-connect'"'"', '"'"'io.corral.version'"'"']]" ]'
+		'[ "$RC" = 0 ] && [ "$(json_get "$OUT" "[d[\"ociVersionMin\"], d[\"ociVersionMax\"], d[\"hooks\"], \"user\" in d[\"linux\"][\"namespaces\"], len(d[\"linux\"][\"capabilities\"]), d[\"linux\"][\"seccomp\"][\"enabled\"], d[\"linux\"][\"apparmor\"][\"enabled\"], d[\"linux\"][\"selinux\"][\"enabled\"], sorted(k for k in d[\"annotations\"] if k.startswith(\"io.corral.\"))]")" = "['"'"'1.0.0'"'"', '"'"'1.2.0'"'"', ['"'"'prestart'"'"', '"'"'createRuntime'"'"', '"'"'poststart'"'"', '"'"'poststop'"'"'], True, 41, True, False, False, ['"'"'io.corral.landlock'"'"', '"'"'io.corral.resources'"'"', '"'"'io.corral.tcp-connect'"'"', '"'"'io.corral.version'"'"']]" ]'
 	ln -sf "$CORRAL" "$CR_TMP/bin/corral-oci"
 	OUT=$(as "$m" "$CR_TMP/bin/corral-oci" features 2>&1)
 	RC=$?
@@ -427,9 +427,10 @@ c = json.load(open(sys.argv[1])); exec(sys.argv[2]); json.dump(c, open(sys.argv[
 	if [ "$m" = root ] && [ -d /sys/fs/cgroup/devices/cgroup.procs -o -e /sys/fs/cgroup/devices/devices.list ] &&
 		[ -e /sys/fs/cgroup/cpuset/cpuset.cpus ] && [ -e /sys/fs/cgroup/memory/memory.soft_limit_in_bytes ]; then
 		cgp=/corral-oci-test-$$/res
-		# the attack: /dev/full is in corral's /dev; the device rules allow /dev/zero only
+		# the attack: /dev/full is in corral's /dev, which corral's rules allow after the
+		# caller's; the caller's rules deny it by its number (and allow /dev/zero)
 		make_bundle "$m" "$bb/res" "$rootfs" 'head -c 1 /dev/full >/dev/null 2>&1 && echo READ-FULL; head -c 1 /dev/zero | wc -c; sleep 30'
-		config_set "$bb/res" 'c["linux"]["cgroupsPath"] = "'"$cgp"'"; c["linux"]["resources"] = {"memory": {"limit": 67108864, "reservation": 33554432, "swappiness": 10}, "cpu": {"quota": 50000, "period": 500000, "cpus": "0", "mems": "0"}, "devices": [{"allow": False, "access": "rwm"}, {"allow": True, "type": "c", "major": 1, "minor": 5, "access": "rwm"}, {"allow": True, "type": "c", "major": 1, "minor": 3, "access": "rw"}]}'
+		config_set "$bb/res" 'c["linux"]["cgroupsPath"] = "'"$cgp"'"; c["linux"]["resources"] = {"memory": {"limit": 67108864, "reservation": 33554432, "swappiness": 10}, "cpu": {"quota": 50000, "period": 500000, "cpus": "0", "mems": "0"}, "devices": [{"allow": False, "access": "rwm"}, {"allow": True, "type": "c", "major": 1, "minor": 5, "access": "rwm"}, {"allow": True, "type": "c", "major": 1, "minor": 3, "access": "rw"}, {"allow": False, "type": "c", "major": 1, "minor": 7, "access": "rwm"}]}'
 		chmod -R a+rX "$bb"
 		run_box "$m" "$broot" "$bb/res" res
 		oci "$m" --root "$broot" start res
@@ -438,9 +439,9 @@ c = json.load(open(sys.argv[1])); exec(sys.argv[2]); json.dump(c, open(sys.argv[
 		cg_of() { awk -F: -v c="$2" '$2 == c { print $3 }' "/proc/$1/cgroup"; }
 		got="$(cat "/sys/fs/cgroup/memory$(cg_of "$init" memory)/memory.soft_limit_in_bytes") $(cat "/sys/fs/cgroup/memory$(cg_of "$init" memory)/memory.swappiness") $(cat "/sys/fs/cgroup/cpuset$(cg_of "$init" cpuset)/cpuset.cpus") $(cat "/sys/fs/cgroup/cpu$(cg_of "$init" cpu)/cpu.cfs_period_us") $(cat "/sys/fs/cgroup/cpu$(cg_of "$init" cpu)/cpu.cfs_quota_us") $(cat "/sys/fs/cgroup/devices$(cg_of "$init" devices)/devices.list" | tr '\n' ,)"
 		OUT="got: $got; cpuset $(cg_of "$init" cpuset); out: $(cat "$BOX_OUT")"
-		is "root: memory.reservation, swappiness, cpu.cpus, the exact period and quota and the device rules are read back from the container's cgroups ($cgp)" \
-			'[ "$got" = "33554432 10 0 500000 50000 c 1:5 rwm,c 1:3 rw," ] && [ "$(cg_of "$init" cpuset)" = "$cgp" ] && [ "$(cg_of "$init" devices)" = "$cgp" ]'
-		is "root: the devices cgroup denies /dev/full (in corral's /dev, not in the rules); /dev/zero (allowed) reads" \
+		is "root: memory.reservation, swappiness, cpu.cpus, the exact period and quota and the device rules are read back from the container's cgroups ($cgp), corral's /dev nodes allowed after the caller's rules but /dev/full, which they deny" \
+			'[[ $got == "33554432 10 0 500000 50000 c 1:5 rwm,c 1:3 rw"* ]] && [[ $got != *" 1:7 "* ]] && [[ $got == *"c 136:* rwm"* ]] && [ "$(cg_of "$init" cpuset)" = "$cgp" ] && [ "$(cg_of "$init" devices)" = "$cgp" ]'
+		is "root: the devices cgroup denies /dev/full (in corral's /dev, denied by the rules); /dev/zero (allowed) reads" \
 			'[ "$(cat "$BOX_OUT")" = 1 ]'
 		oci "$m" --root "$broot" delete --force res
 		left=$(ls -d /sys/fs/cgroup/*/corral-oci-test-$$/res /sys/fs/cgroup/unified/corral-oci-test-$$/res 2>/dev/null)

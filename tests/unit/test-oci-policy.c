@@ -185,7 +185,8 @@ static void test_resources(void **state)
 			 0);
 	assert_ptr_equal(p.limits.files, c.resources.files);
 	assert_int_equal(p.limits.n_files, c.resources.n_files);
-	assert_int_equal(p.limits.n_files, 4); /* period, quota, cpus, the fixture's device rule */
+	/* period, quota, cpus, the fixture's device rule and the 8 nodes of corral's /dev */
+	assert_int_equal(p.limits.n_files, 12);
 	assert_false(p.limits.set[CR_LIMIT_CPU]);
 	assert_string_equal(p.limits.cgroup_path, "/a/b");
 	done(&c, &p);

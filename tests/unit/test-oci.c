@@ -379,6 +379,27 @@ static void test_resources_files(void **state)
 		    "");
 	expect_file(file_of(&c, "linux.resources.devices[2]", 0), "devices.allow", "b 8:* r", "",
 		    "");
+	/* then the nodes of corral's /dev, which engines leave to the runtime */
+	f = file_of(&c, "linux.resources.devices (corral's /dev)", 0);
+	expect_file(f, "devices.allow", "c 1:3 rwm", "", "");
+	assert_true(f->optional);
+	expect_file(file_of(&c, "linux.resources.devices (corral's /dev)", 7), "devices.allow",
+		    "c 136:* rwm", "", "");
+	cr_oci_config_done(&c);
+
+	/* but not one the caller denies by its number */
+	assert_int_equal(accepted("{" MIN "," PROC ",\"linux\":{\"resources\":{\"devices\":["
+				  "{\"allow\":false,\"access\":\"rwm\"},{\"allow\":false,\"type\":\"c\","
+				  "\"major\":1,\"minor\":7,\"access\":\"rwm\"},{\"allow\":false,\"type\":\"c\","
+				  "\"major\":136,\"access\":\"rwm\"}]}}}",
+				  &c),
+			 0);
+	assert_int_equal(c.resources.n_files, 3 + 6);
+	for (size_t i = 0; i < c.resources.n_files; i++)
+		if (strcmp(c.resources.files[i].v1_file, "devices.allow") == 0) {
+			assert_null(strstr(c.resources.files[i].v1_value, " 1:7 "));
+			assert_null(strstr(c.resources.files[i].v1_value, " 136:"));
+		}
 	cr_oci_config_done(&c);
 
 	/* what engines send as "not set" writes nothing */
