@@ -143,7 +143,8 @@ static bool cpu_list_ok(const char *s)
 	return s[0] && strspn(s, "0123456789,-") == strlen(s) && strlen(s) < 64;
 }
 
-static int cpu_string(struct oci_ctx *x, json_object *cpu, const char *key, struct cr_oci_resources *f)
+static int cpu_string(struct oci_ctx *x, json_object *cpu, const char *key,
+		      struct cr_oci_resources *f)
 {
 	char p[64], file[32];
 	const char *s = NULL;
@@ -174,7 +175,7 @@ int oci_resources_cpu(struct oci_ctx *x, json_object *cpu, int64_t quota, int64_
 	/* the exact quota and period (corral's own --cpu rounds to thousandths of a CPU) */
 	if (quota > 0 || period > 0) {
 		if (!(e = add(res, period > 0 ? "linux.resources.cpu.period"
-					     : "linux.resources.cpu.quota")))
+					      : "linux.resources.cpu.quota")))
 			return -ENOMEM;
 		if (period > 0)
 			set_v1(e, "cpu", "cpu.cfs_period_us", "%" PRId64, period);
@@ -235,7 +236,8 @@ static int get_dev(struct oci_ctx *x, json_object *o, const char *path, int64_t 
 	return r;
 }
 
-static int weight_device(struct oci_ctx *x, json_object *o, const char *path, struct cr_oci_resources *f)
+static int weight_device(struct oci_ctx *x, json_object *o, const char *path,
+			 struct cr_oci_resources *f)
 {
 	static const char *const known[] = { "major", "minor", "weight", "leafWeight", NULL };
 	int64_t major = 0, minor = 0, w = 0, leaf = 0;
@@ -297,10 +299,12 @@ static int throttle(struct oci_ctx *x, json_object *o, const char *path, size_t 
 	return 0;
 }
 
+typedef int each_fn(struct oci_ctx *x, json_object *o, const char *path, size_t k,
+		    struct cr_oci_resources *f);
+
 /* Each object of array @key of @o through @one (@k passed on). */
 static int each(struct oci_ctx *x, json_object *o, const char *path, const char *key, size_t k,
-		int (*one)(struct oci_ctx *, json_object *, const char *, size_t, struct cr_oci_resources *),
-		struct cr_oci_resources *f)
+		each_fn *one, struct cr_oci_resources *f)
 {
 	json_object *a = NULL;
 	char p[96], q[112];
