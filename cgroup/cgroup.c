@@ -23,6 +23,7 @@
 #include "cgroup.h"
 #include "place.h"
 #include "probe.h"
+#include "resources.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/time-util.h"
 
@@ -690,9 +691,17 @@ static int use_placed(struct cr_cgroup *cg, const struct cr_cgroup_host *h,
 
 	if (!pl)
 		return -ENOMEM;
-	r = cr_cgroup_place(h, limits->cgroup_path, limits->cpu_shares, pl, why, msg, size);
+	r = cr_cgroup_place(h, limits, pl, why, msg, size);
 	if (r < 0)
 		return r;
+	r = cr_cgroup_place_files(pl, limits->cgroup_path, limits->files, limits->n_files, msg,
+				  size);
+	if (r < 0) {
+		closep(&pl->v2_fd);
+		for (int c = 0; c < _CR_CTL_MAX; c++)
+			closep(&pl->v1_fd[c]);
+		return r;
+	}
 	cg->placed = true;
 	cg->v2.fd = pl->v2_fd;
 	(void)strlcpy(cg->v2.path, pl->v2_path, sizeof(cg->v2.path));

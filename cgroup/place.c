@@ -82,6 +82,30 @@ static int read_file(int dfd, const char *file, char *buf, size_t size)
 	return 0;
 }
 
+bool cr_cgroup_has_word(const char *list, const char *word)
+{
+	size_t len = strlen(word);
+
+	for (const char *p = list; (p = strstr(p, word)); p += len)
+		if ((p == list || strchr(" ,\n", p[-1])) && strchr(" ,\n", p[len]))
+			return true;
+	return false;
+}
+
+void cr_cgroup_files_v2_ctls(const struct cr_cgroup_file *files, size_t n, char *buf,
+			     size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		const char *c = files[i].v2_ctl;
+
+		if (c[0] && !cr_cgroup_has_word(buf, c) && len + strlen(c) + 2 < size)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? " " : "", c);
+	}
+}
+
 /* Enable for @dfd's children the controllers of @ctls it offers (best effort: a controller
  * the hierarchy lacks is simply not there, as on a hybrid host's cgroup2). */
 static void enable(int dfd, const char *ctls)
@@ -113,14 +137,15 @@ static int make_dirs(const char *dir, bool v2, const char *ctls)
 	for (char *p = strchr(buf + 1, '/');; p = strchr(p + 1, '/')) {
 		if (p)
 			*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return negative_errno();
+		/* a parent made here too: its children get the controllers only once it exists */
 		if (v2 && p) {
 			_cleanup_close_ int fd = open(buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 			if (fd >= 0)
 				enable(fd, ctls);
 		}
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return negative_errno();
 		if (!p)
 			return 0;
 		*p = '/';
@@ -191,17 +216,21 @@ static void write_shares(const struct cr_cgroup_placed *pl, uint64_t shares)
 	}
 }
 
-static int place_v2(const struct cr_cgroup_host *h, const char *path,
+static int place_v2(const struct cr_cgroup_host *h, const struct cr_limits *l,
 		    struct cr_cgroup_placed *pl, char why[_CR_CTL_MAX][256], char *msg, size_t size)
 {
-	char have[512];
+	const char *path = l->cgroup_path;
+	char have[512], ctls[256] = "memory pids cpu ";
 	int r;
 
 	if (!h->v2_mount[0])
 		return 0;
+	/* and those the other linux.resources files need (cpuset, io, hugetlb) */
+	cr_cgroup_files_v2_ctls(l->files, l->n_files, ctls + strlen(ctls),
+				sizeof(ctls) - strlen(ctls));
 	r = cr_cgroup_path_resolve(h->v2_mount, h->v2_path, path, pl->v2_path, sizeof(pl->v2_path));
 	if (r >= 0)
-		r = pl->v2_fd = cr_cgroup_path_enter(pl->v2_path, true, "memory pids cpu");
+		r = pl->v2_fd = cr_cgroup_path_enter(pl->v2_path, true, ctls);
 	if (r < 0 && denied(r)) {
 		for (int c = 0; c < _CR_CTL_MAX; c++)
 			cr_say(why[c], sizeof(why[c]), "cgroup2 %s: %s", pl->v2_path, strerror(-r));
@@ -249,51 +278,23 @@ static int place_v1(const struct cr_cgroup_host *h, const char *path, int c,
 	return 0;
 }
 
-int cr_cgroup_place(const struct cr_cgroup_host *h, const char *path, uint64_t cpu_shares,
+int cr_cgroup_place(const struct cr_cgroup_host *h, const struct cr_limits *l,
 		    struct cr_cgroup_placed *ret, char why[_CR_CTL_MAX][256], char *msg, size_t size)
 {
+	const char *path = l->cgroup_path;
 	int r;
 
 	*ret = (struct cr_cgroup_placed){ .v2_fd = -EBADF };
 	for (int c = 0; c < _CR_CTL_MAX; c++)
 		ret->v1_fd[c] = -EBADF;
 	r = cr_cgroup_path_check(path, msg, size);
-	r = r ?: place_v2(h, path, ret, why, msg, size);
+	r = r ?: place_v2(h, l, ret, why, msg, size);
 	for (int c = 0; r >= 0 && c < _CR_CTL_MAX; c++)
 		if (!(ret->v2_ctls & (1u << c)))
 			r = place_v1(h, path, c, ret, why, msg, size);
-	if (r < 0) {
+	if (r >= 0)
+		write_shares(ret, l->cpu_shares);
+	if (r < 0)
 		placed_close(ret);
-		return r;
-	}
-	write_shares(ret, cpu_shares);
-	return 0;
-}
-
-int cr_cgroup_unplace(const char *path)
-{
-	struct cr_cgroup_host h;
-	char dir[PATH_MAX], err[256];
-	int r = 0;
-
-	if (cr_cgroup_path_check(path, err, sizeof(err)) < 0)
-		return -EINVAL;
-	if (cr_cgroup_discover_usual("/proc/self/cgroup", &h) < 0 &&
-	    cr_cgroup_discover("/proc/self/mountinfo", "/proc/self/cgroup", &h) < 0)
-		return -ENOENT;
-	if (h.v2_mount[0] && cr_cgroup_path_resolve(h.v2_mount, h.v2_path, path, dir, sizeof(dir)) == 0)
-		r = cr_cgroup_path_remove(dir);
-	for (int c = 0; c < _CR_CTL_MAX; c++) {
-		bool seen = !h.v1_mount[c][0];
-
-		for (int d = 0; d < c; d++)
-			seen = seen || strcmp(h.v1_mount[d], h.v1_mount[c]) == 0;
-		if (!seen &&
-		    cr_cgroup_path_resolve(h.v1_mount[c], h.v1_path[c], path, dir, sizeof(dir)) == 0) {
-			int k = cr_cgroup_path_remove(dir);
-
-			r = r ?: k;
-		}
-	}
 	return r;
 }

@@ -11,6 +11,15 @@
 #include <stdint.h>
 
 #include "cgroup-internal.h"
+#include "launcher/policy/limits.h"
+
+/* Whether the space-separated list @list has the word @word. */
+bool cr_cgroup_has_word(const char *list, const char *word);
+
+/* The cgroup2 controllers @files need (space-separated, each once) into @buf, to enable on the
+ * way down to the caller's cgroup. */
+void cr_cgroup_files_v2_ctls(const struct cr_cgroup_file *files, size_t n, char *buf,
+			     size_t size);
 
 /* Whether @path names a cgroup: components that are neither empty, "." nor "..", not the
  * hierarchy's root, no ':' (the systemd form slice:prefix:name, which needs a systemd cgroup
@@ -41,15 +50,10 @@ struct cr_cgroup_placed {
 	char v1_path[_CR_CTL_MAX][PATH_MAX];
 };
 
-/* Enter @path (checked by cr_cgroup_path_check()) in the cgroup2 hierarchy and in the v1 one of
- * each controller cgroup2 does not have, as host @h has them; write @cpu_shares (0: none)
- * there. For a user (not root), a hierarchy it may not write is left out, with the reason in
+/* Enter @l's cgroup_path (checked by cr_cgroup_path_check()) in the cgroup2 hierarchy and in
+ * the v1 one of each controller cgroup2 does not have, as host @h has them; write its
+ * cpu_shares (0: none) and its files (resources.h) there. For a user (not root), a hierarchy it may not write is left out, with the reason in
  * @why (the limits it would hold then fall back as for any run). 0, or -errno with the reason
  * in @msg; on failure nothing is left open. */
-int cr_cgroup_place(const struct cr_cgroup_host *h, const char *path, uint64_t cpu_shares,
+int cr_cgroup_place(const struct cr_cgroup_host *h, const struct cr_limits *l,
 		    struct cr_cgroup_placed *ret, char why[_CR_CTL_MAX][256], char *msg, size_t size);
-
-/* At the OCI door's `delete`: remove @path's directory (cr_cgroup_path_remove()) in each
- * hierarchy corral uses, found again from this process (a relative path from its own cgroup).
- * 0, or the first -errno. */
-int cr_cgroup_unplace(const char *path);

@@ -8,6 +8,7 @@
 #include <sys/mount.h>
 
 #include "bundle-internal.h"
+#include "resources.h"
 
 static const char *const ns_names[_CR_OCI_NS_MAX] = {
 	[CR_OCI_NS_PID] = "pid",     [CR_OCI_NS_NETWORK] = "network", [CR_OCI_NS_MOUNT] = "mount",
@@ -205,15 +206,20 @@ static int get_limit(struct oci_ctx *x, json_object *o, const char *path, const 
 
 static int parse_resources(struct oci_ctx *x, json_object *lx, struct cr_oci_resources *res)
 {
-	static const char *const known[] = { "memory", "pids", "cpu", "devices", NULL };
-	static const char *const mem_keys[] = { "limit", "swap", NULL };
+	static const char *const known[] = { "memory",	      "pids",	 "cpu",	    "devices",
+					     "blockIO",	      "network", "hugepageLimits", NULL };
+	static const char *const mem_keys[] = { "limit",	"swap",	      "reservation",
+						"kernel",	"kernelTCP",  "swappiness",
+						"disableOOMKiller", NULL };
 	static const char *const pids_keys[] = { "limit", NULL };
-	static const char *const cpu_keys[] = { "quota", "period", "shares", NULL };
+	static const char *const cpu_keys[] = { "quota",	  "period",	     "shares", "cpus",
+						"mems",		  "realtimePeriod",  "realtimeRuntime",
+						NULL };
 	json_object *o = NULL, *mem = NULL, *pids = NULL, *cpu = NULL;
 	const char *p = "linux.resources";
 	int r;
 
-	*res = (struct cr_oci_resources){ -1, -1, -1, -1, -1, -1, NULL, 0 };
+	*res = (struct cr_oci_resources){ -1, -1, -1, -1, -1, -1, NULL, 0, NULL, 0, 0 };
 	r = oci_get_object(x, lx, "linux", "resources", &o);
 	if (r < 0 || !o)
 		return r;
@@ -240,8 +246,10 @@ static int parse_resources(struct oci_ctx *x, json_object *lx, struct cr_oci_res
 		r = r ?: get_limit(x, cpu, "linux.resources.cpu", "period", 1000, &res->cpu_period);
 		r = r ?: get_limit(x, cpu, "linux.resources.cpu", "shares", 2, &res->cpu_shares);
 	}
-	return r ?: parse_array(x, o, p, "devices", sizeof(*res->devices), parse_device_rule,
-				(void **)&res->devices, &res->n_devices);
+	r = r ?: oci_resources_cpu(x, cpu, res->cpu_quota, res->cpu_period, res);
+	r = r ?: parse_array(x, o, p, "devices", sizeof(*res->devices), parse_device_rule,
+			     (void **)&res->devices, &res->n_devices);
+	return r ?: oci_resources_more(x, o, mem, res);
 }
 
 /* --- seccomp ---------------------------------------------------------------------------------- */

@@ -703,6 +703,7 @@ void cr_oci_config_done(struct cr_oci_config *c)
 	free(c->devices);
 	free(c->gid_mappings);
 	free(c->resources.devices);
+	free(c->resources.files);
 	free(c->seccomp.architectures.v);
 	free(c->seccomp.flags.v);
 	for (size_t i = 0; c->seccomp.rules && i < c->seccomp.n_rules; i++) {

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "launcher/policy/limits.h"
+
 struct json_object;
 
 /* The runtime-spec versions this parser reads (ociVersion, and `corral oci features`). */
@@ -131,6 +133,9 @@ struct cr_oci_resources {
 		char access[4];	    /* of "rwm" */
 	} *devices;
 	size_t n_devices;
+	/* everything else linux.resources sets, as the cgroup files it writes (resources.c) */
+	struct cr_cgroup_file *files;
+	size_t n_files, cap_files;
 };
 
 enum cr_oci_seccomp_action {

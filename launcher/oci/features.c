@@ -97,6 +97,16 @@ static json_object *linux_json(void)
 	return cr_json_whole(o, r);
 }
 
+/* The linux.resources fields corral applies; "(v1)": cgroup v1 only, refused on cgroup2 (which
+ * has no such file); devices on cgroup2 hold by nodev mounts and a minimal /dev. Every field
+ * other than memory.limit and swap, pids.limit and cpu.quota and period needs a cgroupsPath. */
+static const char resources_doc[] =
+	"memory.limit, memory.swap, memory.reservation, memory.kernel (v1), memory.kernelTCP (v1), "
+	"memory.swappiness (v1), memory.disableOOMKiller (v1), cpu.shares, cpu.quota, cpu.period, "
+	"cpu.cpus, cpu.mems, cpu.realtimePeriod (v1), cpu.realtimeRuntime (v1), pids.limit, "
+	"blockIO (leafWeight: v1), hugepageLimits, network (v1), devices (v1; cgroup2: nodev); "
+	"not rdma, unified";
+
 static json_object *annotations_json(void)
 {
 	json_object *o = json_object_new_object();
@@ -109,6 +119,8 @@ static json_object *annotations_json(void)
 	/* what of corral's floor follows config.json rather than corral (docs/oci.md) */
 	r = r ?: cr_json_add(o, "io.corral.floor.no-new-privs",
 			     json_object_new_string("process.noNewPrivileges as given; false: the seccomp floor and the bundle's filter are installed before the capabilities are dropped, every mount stays nosuid"));
+	/* runtime-spec's features document has no place for which linux.resources are applied */
+	r = r ?: cr_json_add(o, "io.corral.resources", json_object_new_string(resources_doc));
 	for (size_t i = 0; r == 0 && i < cr_oci_n_annotations; i++)
 		r = cr_json_add(o, cr_oci_annotations[i].key,
 				json_object_new_string(cr_oci_annotations[i].doc));

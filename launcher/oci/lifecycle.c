@@ -14,7 +14,7 @@
 
 #include <json-c/json.h>
 
-#include "cgroup/place.h"
+#include "cgroup/resources.h"
 #include "container.h"
 #include "hooks.h"
 #include "launcher/base/exit-codes.h"

@@ -539,6 +539,31 @@ static int add_ids(struct cr_policy *p, const struct cr_oci_config *c,
 	return 0;
 }
 
+static bool is_cpu_quota(const struct cr_cgroup_file *f)
+{
+	return strcmp(f->field, "linux.resources.cpu.quota") == 0 ||
+	       strcmp(f->field, "linux.resources.cpu.period") == 0;
+}
+
+/* The other cgroup files linux.resources asks for: written in the caller's cgroup only. Without
+ * one, the quota is corral's --cpu and the device rules hold by nodev (docs/oci.md); anything
+ * else is refused, named. */
+static int add_files(struct cr_limits *l, const struct cr_oci_resources *res, char *err,
+		     size_t size)
+{
+	if (l->cgroup_path[0]) {
+		l->files = res->files;
+		l->n_files = res->n_files;
+		return 0;
+	}
+	for (size_t i = 0; i < res->n_files; i++)
+		if (!res->files[i].optional && !is_cpu_quota(&res->files[i]))
+			return fail(err, size, -EOPNOTSUPP,
+				    "%s: needs linux.cgroupsPath (corral writes it into the caller's cgroup)",
+				    res->files[i].field);
+	return 0;
+}
+
 static int add_limits(struct cr_policy *p, const struct cr_oci_config *c, char *err, size_t size)
 {
 	const struct cr_oci_resources *res = &c->resources;
@@ -567,13 +592,14 @@ static int add_limits(struct cr_policy *p, const struct cr_oci_config *c, char *
 	/* corral's floor: a fork bomb stops somewhere even when the caller set no limit */
 	l->value[CR_LIMIT_PIDS] = res->pids_limit > 0 ? (uint64_t)res->pids_limit : CR_DEFAULT_PIDS;
 	l->set[CR_LIMIT_PIDS] = res->pids_limit > 0;
-	if (res->cpu_quota > 0) {
+	/* in the caller's cgroup, the exact quota and period are among the files */
+	if (res->cpu_quota > 0 && !l->cgroup_path[0]) {
 		int64_t period = res->cpu_period > 0 ? res->cpu_period : 100000;
 
 		l->value[CR_LIMIT_CPU] = (uint64_t)(res->cpu_quota * 1000 / period) ?: 1;
 		l->set[CR_LIMIT_CPU] = true;
 	}
-	return 0;
+	return add_files(l, res, err, size);
 }
 
 static int copy_strv(const struct cr_oci_strv *s, char ***ret)
@@ -599,10 +625,11 @@ static int refuse_unimplemented(const struct cr_oci_config *c, char *err, size_t
 			    cr_oci_hook_name(c->n_hooks[CR_OCI_HOOK_CREATE_CONTAINER]
 						     ? CR_OCI_HOOK_CREATE_CONTAINER
 						     : CR_OCI_HOOK_START_CONTAINER));
-	/* linux.resources.devices is accepted as it stands: every mount corral makes is nodev and
-	 * its /dev holds only the nodes runtimes allow whatever the list says (null, zero, full,
-	 * random, urandom, tty, ptmx and the pts), and a linux.devices node is usable only where
-	 * the list allows it (add_devices()): no other node can be opened in the container, an
+	/* linux.resources.devices goes to the devices cgroup v1 of the caller's cgroup; where there
+	 * is none (cgroup2, no cgroupsPath), the rules still hold: every mount corral makes is
+	 * nodev and its /dev holds only the nodes runtimes allow whatever the list says (null,
+	 * zero, full, random, urandom, tty, ptmx and the pts), and a linux.devices node is usable
+	 * only where the list allows it (add_devices()): no other node can be opened, an
 	 * allow rule grants nothing more, a deny rule takes nothing away that a devices cgroup
 	 * would (docs/oci.md) */
 	return 0;

@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "cgroup/resources.h"
 #include "console.h"
 #include "hooks.h"
 #include "container.h"
@@ -372,10 +373,14 @@ int oci_run_create(const struct oci_opts *o, const struct create_opts *c,
 	if (r >= 0 && c->pid_file && (r = oci_write_pid_file(c->pid_file, pid)) < 0) {
 		(void)snprintf(err, sizeof(err), "--pid-file %s: %s", c->pid_file, strerror(-r));
 		(void)kill(pid, SIGKILL);
+		(void)waitpid(pid, NULL, 0);
 	}
 	if (r < 0) {
 		oci_error(o, "create %s: %s", c->id, err[0] ? err : strerror(-r));
 		(void)oci_container_remove(root, c->id);
+		/* the caller's cgroup the monitor made, now empty (a busy one is not removed) */
+		if (pid > 0 && policy->limits.cgroup_path[0])
+			(void)cr_cgroup_unplace(policy->limits.cgroup_path);
 		return OCI_EXIT_FAILED;
 	}
 	return 0;

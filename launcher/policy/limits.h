@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum cr_limit {
@@ -33,6 +34,18 @@ enum cr_limit_mode {
 #define CR_DEFAULT_PIDS 4096	     /* applies with no option: a fork bomb stops here */
 #define CR_DEFAULT_MEMORY_MIN (2ull << 30) /* a make -j2, a node or Go build fit in this */
 
+/* One file of the caller's cgroup that the OCI door's linux.resources writes beyond the limits
+ * below (cgroup/place.h): in cgroup2 when its directory has the controller @v2_ctl, else in the
+ * cgroup v1 hierarchy of @v1_ctl. An empty controller: that version has no such file, and
+ * @v2_why / @v1_why say why. Fixed sizes: the list is made once and read in the monitor. */
+struct cr_cgroup_file {
+	char field[64]; /* "linux.resources.memory.reservation": named in every error */
+	char v1_ctl[16], v1_file[48], v1_value[64], v1_why[64];
+	char v2_ctl[16], v2_file[48], v2_value[64], v2_why[64];
+	bool check;    /* read the value back: a kernel that takes a write and ignores it fails */
+	bool optional; /* enforced another way where neither version has the file (devices) */
+};
+
 struct cr_limits {
 	uint64_t value[_CR_LIMIT_MAX]; /* CR_LIMIT_UNSET, a value, or CR_LIMIT_INFINITY */
 	bool set[_CR_LIMIT_MAX];       /* given on the command line (not a default) */
@@ -43,6 +56,10 @@ struct cr_limits {
 	/* The OCI door's linux.resources.cpu.shares (2 to 262144; 0: not set), written into the
 	 * caller's cgroup only: cpu.shares on v1, cpu.weight on v2. */
 	uint64_t cpu_shares;
+	/* The OCI door's other linux.resources (memory.reservation, cpu.cpus, blockIO, devices...),
+	 * written into the caller's cgroup only; borrowed from the door's config. */
+	const struct cr_cgroup_file *files;
+	size_t n_files;
 };
 
 /* "memory", "memory_swap", ...: the key in the JSON status. NULL if out of range. */

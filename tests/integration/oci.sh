@@ -148,7 +148,7 @@ for m in $MODES; do
 		'[ "$RC" = 0 ] && [[ $OUT == *"features"* && $OUT == *"state ID"* && $OUT == *"--root DIR"* && $OUT == *"--log-format"* ]]'
 	oci "$m" features
 	is "$m: corral oci features: the runtime-spec features JSON (versions, the hooks that run, namespaces with user, 41 capabilities, seccomp on, AppArmor and SELinux off, corral's annotations)" \
-		'[ "$RC" = 0 ] && [ "$(json_get "$OUT" "[d[\"ociVersionMin\"], d[\"ociVersionMax\"], d[\"hooks\"], \"user\" in d[\"linux\"][\"namespaces\"], len(d[\"linux\"][\"capabilities\"]), d[\"linux\"][\"seccomp\"][\"enabled\"], d[\"linux\"][\"apparmor\"][\"enabled\"], d[\"linux\"][\"selinux\"][\"enabled\"], sorted(k for k in d[\"annotations\"] if k.startswith(\"io.corral.\"))]")" = "['"'"'1.0.0'"'"', '"'"'1.2.0'"'"', ['"'"'prestart'"'"', '"'"'createRuntime'"'"', '"'"'poststart'"'"', '"'"'poststop'"'"'], True, 41, True, False, False, ['"'"'io.corral.floor.no-new-privs'"'"', '"'"'io.corral.landlock'"'"', '"'"'io.corral.selinux'"'"', '"'"'io.corral.tcp-connect'"'"', '"'"'io.corral.version'"'"']]" ]'
+		'[ "$RC" = 0 ] && [ "$(json_get "$OUT" "[d[\"ociVersionMin\"], d[\"ociVersionMax\"], d[\"hooks\"], \"user\" in d[\"linux\"][\"namespaces\"], len(d[\"linux\"][\"capabilities\"]), d[\"linux\"][\"seccomp\"][\"enabled\"], d[\"linux\"][\"apparmor\"][\"enabled\"], d[\"linux\"][\"selinux\"][\"enabled\"], sorted(k for k in d[\"annotations\"] if k.startswith(\"io.corral.\"))]")" = "['"'"'1.0.0'"'"', '"'"'1.2.0'"'"', ['"'"'prestart'"'"', '"'"'createRuntime'"'"', '"'"'poststart'"'"', '"'"'poststop'"'"'], True, 41, True, False, False, ['"'"'io.corral.floor.no-new-privs'"'"', '"'"'io.corral.landlock'"'"', '"'"'io.corral.resources'"'"', '"'"'io.corral.selinux'"'"', '"'"'io.corral.tcp-connect'"'"', '"'"'io.corral.version'"'"']]" ]'
 	ln -sf "$CORRAL" "$CR_TMP/bin/corral-oci"
 	OUT=$(as "$m" "$CR_TMP/bin/corral-oci" features 2>&1)
 	RC=$?
@@ -464,6 +464,76 @@ c = json.load(open(sys.argv[1])); exec(sys.argv[2]); json.dump(c, open(sys.argv[
 		OUT="left: $left"
 		is "root: delete removes the container's cgroup (cgroupsPath) in every hierarchy" '[ -z "$left" ]'
 		rmdir /sys/fs/cgroup/*/corral-oci-test-$$ /sys/fs/cgroup/corral-oci-test-$$ 2>/dev/null
+	fi
+
+	# --- the rest of linux.resources: written into the caller's cgroup, or refused, named -------
+	# without a cgroupsPath there is nowhere to write cpu.cpus: refused, not dropped
+	make_bundle "$m" "$bb/res-nocg" "$rootfs" 'true'
+	config_set "$bb/res-nocg" 'c["linux"]["resources"]["cpu"] = {"cpus": "0"}'
+	chmod -R a+rX "$bb"
+	create_refused "$m" "$broot" "$bb/res-nocg" resnocg
+	is "$m: linux.resources.cpu.cpus without a cgroupsPath is refused, named" \
+		'[ "$RC" = 1 ] && [[ $ERR == *"linux.resources.cpu.cpus: needs linux.cgroupsPath"* ]]'
+	config_set "$bb/res-nocg" 'c["linux"]["resources"] = {"hugepageLimits": [{"pageSize": "2MB/../../../memory", "limit": 1}]}'
+	create_refused "$m" "$broot" "$bb/res-nocg" resnocg
+	is "$m: a hugepage size that climbs out of the cgroup's files is refused, named" \
+		'[ "$RC" = 1 ] && [[ $ERR == *"linux.resources.hugepageLimits[0]: pageSize"* ]]'
+	if [ "$m" != root ]; then
+		# a user's cgroupsPath in hierarchies it may not write: a clear error, not a silent drop
+		config_set "$bb/res-nocg" 'c["linux"]["cgroupsPath"] = "/corral-oci-test-'$$'/user"; c["linux"]["resources"] = {"cpu": {"cpus": "0"}}'
+		create_refused "$m" "$broot" "$bb/res-nocg" resnocg
+		is "$m: cpu.cpus in a cgroupsPath the user may not write fails, naming the field" \
+			'[ "$RC" = 1 ] && [[ $ERR == *"linux.resources.cpu.cpus"* ]]'
+	fi
+	if [ "$m" = root ] && [ -d /sys/fs/cgroup/devices/cgroup.procs -o -e /sys/fs/cgroup/devices/devices.list ] &&
+		[ -e /sys/fs/cgroup/cpuset/cpuset.cpus ] && [ -e /sys/fs/cgroup/memory/memory.soft_limit_in_bytes ]; then
+		cgp=/corral-oci-test-$$/res
+		# the attack: /dev/full is in corral's /dev, which corral's rules allow after the
+		# caller's; the caller's rules deny it by its number (and allow /dev/zero)
+		make_bundle "$m" "$bb/res" "$rootfs" 'head -c 1 /dev/full >/dev/null 2>&1 && echo READ-FULL; head -c 1 /dev/zero | wc -c; sleep 30'
+		config_set "$bb/res" 'c["linux"]["cgroupsPath"] = "'"$cgp"'"; c["linux"]["resources"] = {"memory": {"limit": 67108864, "reservation": 33554432, "swappiness": 10}, "cpu": {"quota": 50000, "period": 500000, "cpus": "0", "mems": "0"}, "devices": [{"allow": False, "access": "rwm"}, {"allow": True, "type": "c", "major": 1, "minor": 5, "access": "rwm"}, {"allow": True, "type": "c", "major": 1, "minor": 3, "access": "rw"}, {"allow": False, "type": "c", "major": 1, "minor": 7, "access": "rwm"}]}'
+		chmod -R a+rX "$bb"
+		run_box "$m" "$broot" "$bb/res" res
+		oci "$m" --root "$broot" start res
+		wait_for grep -q 1 "$BOX_OUT"
+		init=$(json_get "$(cat "$broot/res/state.json")" 'd["init_pid"]')
+		cg_of() { awk -F: -v c="$2" '$2 == c { print $3 }' "/proc/$1/cgroup"; }
+		got="$(cat "/sys/fs/cgroup/memory$(cg_of "$init" memory)/memory.soft_limit_in_bytes") $(cat "/sys/fs/cgroup/memory$(cg_of "$init" memory)/memory.swappiness") $(cat "/sys/fs/cgroup/cpuset$(cg_of "$init" cpuset)/cpuset.cpus") $(cat "/sys/fs/cgroup/cpu$(cg_of "$init" cpu)/cpu.cfs_period_us") $(cat "/sys/fs/cgroup/cpu$(cg_of "$init" cpu)/cpu.cfs_quota_us") $(cat "/sys/fs/cgroup/devices$(cg_of "$init" devices)/devices.list" | tr '\n' ,)"
+		OUT="got: $got; cpuset $(cg_of "$init" cpuset); out: $(cat "$BOX_OUT")"
+		is "root: memory.reservation, swappiness, cpu.cpus, the exact period and quota and the device rules are read back from the container's cgroups ($cgp), corral's /dev nodes allowed after the caller's rules but /dev/full, which they deny" \
+			'[[ $got == "33554432 10 0 500000 50000 c 1:5 rwm,c 1:3 rw"* ]] && [[ $got != *" 1:7 "* ]] && [[ $got == *"c 136:* rwm"* ]] && [ "$(cg_of "$init" cpuset)" = "$cgp" ] && [ "$(cg_of "$init" devices)" = "$cgp" ]'
+		is "root: the devices cgroup denies /dev/full (in corral's /dev, denied by the rules); /dev/zero (allowed) reads" \
+			'[ "$(cat "$BOX_OUT")" = 1 ]'
+		oci "$m" --root "$broot" delete --force res
+		left=$(ls -d /sys/fs/cgroup/*/corral-oci-test-$$/res /sys/fs/cgroup/unified/corral-oci-test-$$/res 2>/dev/null)
+		OUT="left: $left"
+		is "root: delete removes the container's cgroup in the cpuset and devices hierarchies too" '[ -z "$left" ]'
+		# an OOM kill under memory.limit in the caller's cgroup, in the status
+		make_bundle "$m" "$bb/oom" "$rootfs" 'x=$(head -c 200000000 /dev/zero | tr "\0" a); echo SURVIVED'
+		config_set "$bb/oom" 'c["linux"]["cgroupsPath"] = "'"$cgp"'"; c["linux"]["resources"] = {"memory": {"limit": 33554432, "swap": 33554432}, "devices": [{"allow": True, "access": "rwm"}]}'
+		chmod -R a+rX "$bb"
+		run_box "$m" "$broot" "$bb/oom" oom
+		oci "$m" --root "$broot" start oom
+		wait_for test -e "$BOX_RES"
+		OUT="res: $(cat "$BOX_RES"); out: $(cat "$BOX_OUT"); status: $(cat "$broot/oom/status.json" 2>/dev/null)"
+		is "root: a memory hog over memory.limit in its cgroupsPath is OOM-killed, and status.json says oom_killed" \
+			'! grep -q SURVIVED "$BOX_OUT" && [ "$(json_get "$(cat "$broot/oom/status.json")" "d[\"oom_killed\"]")" = True ]'
+		oci "$m" --root "$broot" delete oom
+		# what this host cannot apply fails create, naming the field (and leaves no cgroup)
+		for f in 'c["linux"]["resources"] = {"network": {"classID": 1048577}}|linux.resources.network.classID|/sys/fs/cgroup/net_cls' \
+			'c["linux"]["resources"] = {"blockIO": {"weight": 500}}|linux.resources.blockIO.weight|/sys/fs/cgroup/blkio/blkio.weight' \
+			'c["linux"]["resources"] = {"memory": {"kernel": 50593792}}|linux.resources.memory.kernel|'; do
+			py=${f%%|*} rest=${f#*|} field=${rest%%|*} host=${rest#*|}
+			[ -n "$host" ] && [ -e "$host" ] && continue
+			[ -z "$host" ] && [ "$(uname -r | cut -d. -f1)" -lt 6 ] && continue
+			config_set "$bb/res-nocg" 'c["linux"]["cgroupsPath"] = "'"$cgp"'"; '"$py"
+			create_refused "$m" "$broot" "$bb/res-nocg" resbad
+			left=$(ls -d /sys/fs/cgroup/*/corral-oci-test-$$/res /sys/fs/cgroup/unified/corral-oci-test-$$/res 2>/dev/null)
+			OUT="rc $RC: $ERR; left: $left"
+			is "root: $field, which this host cannot apply, fails create naming it, and leaves no cgroup" \
+				'[ "$RC" = 1 ] && [[ $ERR == *"$field: "* ]] && [ -z "$left" ]'
+		done
+		rmdir /sys/fs/cgroup/*/corral-oci-test-$$ /sys/fs/cgroup/unified/corral-oci-test-$$ 2>/dev/null
 	fi
 
 	# --- linux.resources.devices: an allowlist grants no node corral's /dev lacks -------------

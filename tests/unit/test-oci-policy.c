@@ -215,6 +215,9 @@ static void test_refused(void **state)
 		/* podman's sysctl with the host's network: it would change the host's */
 		{ "podman.json", "\"type\": \"network\",\n\t\t\t\t\"path\": \"/run/netns/netns-1c2d3e4f\"",
 		  "\"type\": \"user\"", "linux.sysctl.net.ipv4.ping_group_range: the container shares the host's network namespace" },
+		/* nowhere to write it but the caller's cgroup */
+		{ "runc-spec.json", "\"resources\": {", "\"resources\": {\"cpu\": {\"mems\": \"0\"},",
+		  "linux.resources.cpu.mems: needs linux.cgroupsPath" },
 	};
 
 	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
@@ -335,6 +338,37 @@ static void test_propagation(void **state)
 	done(&c, &p);
 }
 
+/* With a cgroupsPath the other resources are the policy's cgroup files, the exact quota and
+ * period among them (not corral's --cpu); without one the quota is --cpu and the device rules
+ * (enforced by nodev) are no file. */
+static void test_resources(void **state)
+{
+	struct cr_oci_config c;
+	struct cr_policy p;
+	char path[512], err[512] = "";
+
+	(void)snprintf(path, sizeof(path), "%s/%s", CR_OCI_FIXTURES, "runc-spec.json");
+	assert_int_equal(build(path, "\"resources\": {",
+			       "\"cgroupsPath\": \"/a/b\", \"resources\": {\"cpu\": {\"quota\": 50000, \"period\": 500000, \"cpus\": \"0\"},",
+			       0, &c, &p, err, sizeof(err)),
+			 0);
+	assert_ptr_equal(p.limits.files, c.resources.files);
+	assert_int_equal(p.limits.n_files, c.resources.n_files);
+	/* period, quota, cpus, the fixture's device rule and the 8 nodes of corral's /dev */
+	assert_int_equal(p.limits.n_files, 12);
+	assert_false(p.limits.set[CR_LIMIT_CPU]);
+	assert_string_equal(p.limits.cgroup_path, "/a/b");
+	done(&c, &p);
+	assert_int_equal(build(path, "\"resources\": {",
+			       "\"resources\": {\"cpu\": {\"quota\": 50000, \"period\": 500000},", 0,
+			       &c, &p, err, sizeof(err)),
+			 0);
+	assert_int_equal(p.limits.n_files, 0);
+	assert_true(p.limits.set[CR_LIMIT_CPU]);
+	assert_int_equal(p.limits.value[CR_LIMIT_CPU], 100); /* 0.1 CPU */
+	done(&c, &p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -345,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_privileges),
 		cmocka_unit_test(test_rootless),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_resources),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

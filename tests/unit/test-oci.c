@@ -250,16 +250,12 @@ static void test_unsupported_fields(void **state)
 		"linux.personality: not supported");
 	refused("{" MIN "," PROC ",\"linux\":{\"devices\":[{\"path\":\"/dev/fuse\",\"type\":\"c\"}]}}",
 		"linux.devices[0]: major and minor are required for type c");
-	refused("{" MIN "," PROC ",\"linux\":{\"resources\":{\"hugepageLimits\":[{\"pageSize\":\"2MB\",\"limit\":0}]}}}",
-		"linux.resources.hugepageLimits: not supported");
-	refused("{" MIN "," PROC ",\"linux\":{\"resources\":{\"memory\":{\"swappiness\":0}}}}",
-		"linux.resources.memory.swappiness: not supported");
-	refused("{" MIN "," PROC ",\"linux\":{\"resources\":{\"memory\":{\"disableOOMKiller\":true}}}}",
-		"linux.resources.memory.disableOOMKiller: not supported");
-	refused("{" MIN "," PROC ",\"linux\":{\"resources\":{\"blockIO\":{\"weight\":500}}}}",
-		"linux.resources.blockIO: not supported");
-	refused("{" MIN "," PROC ",\"linux\":{\"resources\":{\"cpu\":{\"cpus\":\"0-1\"}}}}",
-		"linux.resources.cpu.cpus: not supported");
+	refused("{" MIN "," PROC ",\"linux\":{\"resources\":{\"rdma\":{\"mlx5_1\":{\"hcaHandles\":3}}}}}",
+		"linux.resources.rdma: not supported");
+	refused("{" MIN "," PROC ",\"linux\":{\"resources\":{\"memory\":{\"useHierarchy\":true}}}}",
+		"linux.resources.memory.useHierarchy: not supported");
+	refused("{" MIN "," PROC ",\"linux\":{\"resources\":{\"cpu\":{\"idle\":1}}}}",
+		"linux.resources.cpu.idle: not supported");
 	refused("{" MIN "," PROC ",\"linux\":{\"seccomp\":{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"listenerPath\":\"/run/agent.sock\"}}}",
 		"linux.seccomp.listenerPath: not supported");
 	refused("{" MIN ",\"process\":{\"args\":[\"sh\"],\"cwd\":\"/\",\"apparmorProfile\":\"docker-default\"}}",
@@ -316,6 +312,161 @@ static void test_unknown_keys(void **state)
 	/* in an object the table does not list (an id mapping): refused */
 	refused("{" MIN "," PROC ",\"linux\":{\"namespaces\":[{\"type\":\"user\"}],\"uidMappings\":[{\"containerID\":0,\"hostID\":1,\"size\":1,\"future\":1}]}}",
 		"linux.uidMappings[0].future: not supported");
+}
+
+/* The rest of linux.resources: each setting as the files it writes, in its cgroup v1 and v2
+ * forms, in order; bad values refused by their path. */
+static const struct cr_cgroup_file *file_of(const struct cr_oci_config *c, const char *field,
+					    size_t nth)
+{
+	for (size_t i = 0; i < c->resources.n_files; i++)
+		if (strcmp(c->resources.files[i].field, field) == 0 && nth-- == 0)
+			return &c->resources.files[i];
+	fail_msg("no file for %s", field);
+	return NULL;
+}
+
+static void expect_file(const struct cr_cgroup_file *f, const char *v1, const char *v1_value,
+			const char *v2, const char *v2_value)
+{
+	assert_string_equal(f->v1_file, v1);
+	assert_string_equal(f->v1_value, v1_value);
+	assert_string_equal(f->v2_file, v2);
+	assert_string_equal(f->v2_value, v2_value);
+	if (!v2[0])
+		assert_true(f->v2_why[0] != '\0');
+}
+
+static void test_resources_files(void **state)
+{
+	struct cr_oci_config c;
+	const struct cr_cgroup_file *f;
+
+	assert_int_equal(
+		accepted("{" MIN "," PROC ",\"linux\":{\"resources\":{"
+			 "\"memory\":{\"limit\":50593792,\"reservation\":1048576,\"kernel\":4096,"
+			 "\"kernelTCP\":8192,\"swappiness\":0,\"disableOOMKiller\":true},"
+			 "\"cpu\":{\"shares\":1024,\"quota\":50000,\"period\":500000,\"cpus\":\"0-1,3\","
+			 "\"mems\":\"0\",\"realtimePeriod\":1000000,\"realtimeRuntime\":950000},"
+			 "\"blockIO\":{\"weight\":500,\"leafWeight\":300,\"weightDevice\":[{\"major\":8,"
+			 "\"minor\":0,\"weight\":10}],\"throttleReadBpsDevice\":[{\"major\":8,"
+			 "\"minor\":0,\"rate\":1048576}],\"throttleWriteIOPSDevice\":[{\"major\":8,"
+			 "\"minor\":16,\"rate\":0}]},"
+			 "\"hugepageLimits\":[{\"pageSize\":\"2MB\",\"limit\":4194304}],"
+			 "\"network\":{\"classID\":1048577,\"priorities\":[{\"name\":\"eth0\","
+			 "\"priority\":5}]},"
+			 "\"devices\":[{\"allow\":false,\"access\":\"rwm\"},{\"allow\":true,"
+			 "\"type\":\"c\",\"major\":1,\"minor\":3,\"access\":\"rw\"},{\"allow\":true,"
+			 "\"type\":\"b\",\"major\":8,\"access\":\"r\"}]}}}",
+			 &c),
+		0);
+	expect_file(file_of(&c, "linux.resources.memory.reservation", 0),
+		    "memory.soft_limit_in_bytes", "1048576", "memory.low", "1048576");
+	f = file_of(&c, "linux.resources.memory.kernel", 0);
+	expect_file(f, "memory.kmem.limit_in_bytes", "4096", "", "");
+	assert_true(f->check);
+	expect_file(file_of(&c, "linux.resources.memory.kernelTCP", 0),
+		    "memory.kmem.tcp.limit_in_bytes", "8192", "", "");
+	expect_file(file_of(&c, "linux.resources.memory.swappiness", 0), "memory.swappiness", "0",
+		    "", "");
+	expect_file(file_of(&c, "linux.resources.memory.disableOOMKiller", 0),
+		    "memory.oom_control", "1", "", "");
+	/* the exact period then quota on v1, both in cpu.max on v2 */
+	expect_file(file_of(&c, "linux.resources.cpu.period", 0), "cpu.cfs_period_us", "500000",
+		    "cpu.max", "50000 500000");
+	f = file_of(&c, "linux.resources.cpu.quota", 0);
+	assert_string_equal(f->v1_file, "cpu.cfs_quota_us");
+	assert_string_equal(f->v1_value, "50000");
+	assert_string_equal(f->v2_ctl, "");
+	assert_string_equal(f->v2_why, "");
+	expect_file(file_of(&c, "linux.resources.cpu.cpus", 0), "cpuset.cpus", "0-1,3",
+		    "cpuset.cpus", "0-1,3");
+	expect_file(file_of(&c, "linux.resources.cpu.mems", 0), "cpuset.mems", "0", "cpuset.mems",
+		    "0");
+	expect_file(file_of(&c, "linux.resources.cpu.realtimeRuntime", 0), "cpu.rt_runtime_us",
+		    "950000", "", "");
+	/* blkio weights as io.weight's 1 to 10000 */
+	expect_file(file_of(&c, "linux.resources.blockIO.weight", 0), "blkio.weight", "500",
+		    "io.weight", "default 4950");
+	expect_file(file_of(&c, "linux.resources.blockIO.leafWeight", 0), "blkio.leaf_weight",
+		    "300", "", "");
+	expect_file(file_of(&c, "linux.resources.blockIO.weightDevice[0]", 0),
+		    "blkio.weight_device", "8:0 10", "io.weight", "8:0 1");
+	expect_file(file_of(&c, "linux.resources.blockIO.throttleReadBpsDevice[0]", 0),
+		    "blkio.throttle.read_bps_device", "8:0 1048576", "io.max", "8:0 rbps=1048576");
+	expect_file(file_of(&c, "linux.resources.blockIO.throttleWriteIOPSDevice[0]", 0),
+		    "blkio.throttle.write_iops_device", "8:16 0", "io.max", "8:16 wiops=max");
+	f = file_of(&c, "linux.resources.hugepageLimits[0]", 0);
+	expect_file(f, "hugetlb.2MB.limit_in_bytes", "4194304", "hugetlb.2MB.max", "4194304");
+	assert_string_equal(f->v1_ctl, "hugetlb");
+	expect_file(file_of(&c, "linux.resources.network.classID", 0), "net_cls.classid",
+		    "1048577", "", "");
+	expect_file(file_of(&c, "linux.resources.network.priorities[0]", 0), "net_prio.ifpriomap",
+		    "eth0 5", "", "");
+	/* device rules in order, "*" for any; on cgroup2 they hold by nodev */
+	f = file_of(&c, "linux.resources.devices[0]", 0);
+	expect_file(f, "devices.deny", "a *:* rwm", "", "");
+	assert_true(f->optional);
+	expect_file(file_of(&c, "linux.resources.devices[1]", 0), "devices.allow", "c 1:3 rw", "",
+		    "");
+	expect_file(file_of(&c, "linux.resources.devices[2]", 0), "devices.allow", "b 8:* r", "",
+		    "");
+	/* then the nodes of corral's /dev, which engines leave to the runtime */
+	f = file_of(&c, "linux.resources.devices (corral's /dev)", 0);
+	expect_file(f, "devices.allow", "c 1:3 rwm", "", "");
+	assert_true(f->optional);
+	expect_file(file_of(&c, "linux.resources.devices (corral's /dev)", 7), "devices.allow",
+		    "c 136:* rwm", "", "");
+	cr_oci_config_done(&c);
+
+	/* but not one the caller denies by its number */
+	assert_int_equal(accepted("{" MIN "," PROC ",\"linux\":{\"resources\":{\"devices\":["
+				  "{\"allow\":false,\"access\":\"rwm\"},{\"allow\":false,\"type\":\"c\","
+				  "\"major\":1,\"minor\":7,\"access\":\"rwm\"},{\"allow\":false,\"type\":\"c\","
+				  "\"major\":136,\"access\":\"rwm\"}]}}}",
+				  &c),
+			 0);
+	assert_int_equal(c.resources.n_files, 3 + 6);
+	for (size_t i = 0; i < c.resources.n_files; i++)
+		if (strcmp(c.resources.files[i].v1_file, "devices.allow") == 0) {
+			assert_null(strstr(c.resources.files[i].v1_value, " 1:7 "));
+			assert_null(strstr(c.resources.files[i].v1_value, " 136:"));
+		}
+	cr_oci_config_done(&c);
+
+	/* what engines send as "not set" writes nothing */
+	assert_int_equal(accepted("{" MIN "," PROC ",\"linux\":{\"resources\":{\"memory\":{"
+				  "\"reservation\":0,\"kernel\":-1,\"disableOOMKiller\":false},"
+				  "\"blockIO\":{\"weight\":0},\"cpu\":{\"cpus\":\"\"}}}}",
+				  &c),
+			 0);
+	assert_int_equal(c.resources.n_files, 0);
+	cr_oci_config_done(&c);
+
+	refused("{" MIN "," PROC ",\"linux\":{\"resources\":{\"memory\":{\"reservation\":-2}}}}",
+		"linux.resources.memory.reservation: -2 is out of range");
+	refused("{" MIN "," PROC ",\"linux\":{\"resources\":{\"memory\":{\"swappiness\":101}}}}",
+		"linux.resources.memory.swappiness: 101 is out of range");
+	refused("{" MIN "," PROC ",\"linux\":{\"resources\":{\"memory\":{\"kernelTCP\":9223372036854775808}}}}",
+		"linux.resources.memory.kernelTCP: 9223372036854775808 is out of range");
+	refused("{" MIN "," PROC ",\"linux\":{\"resources\":{\"cpu\":{\"cpus\":\"0;1\"}}}}",
+		"linux.resources.cpu.cpus: '0;1' is not a list");
+	refused("{" MIN "," PROC ",\"linux\":{\"resources\":{\"blockIO\":{\"weight\":5}}}}",
+		"linux.resources.blockIO.weight: 5 is below 10");
+	refused("{" MIN "," PROC ",\"linux\":{\"resources\":{\"blockIO\":{\"weight\":1001}}}}",
+		"linux.resources.blockIO.weight: 1001 is out of range");
+	refused("{" MIN "," PROC ",\"linux\":{\"resources\":{\"blockIO\":{\"throttleReadBpsDevice\":[{\"major\":8,\"rate\":1}]}}}}",
+		"linux.resources.blockIO.throttleReadBpsDevice[0]: major and minor are required");
+	refused("{" MIN "," PROC ",\"linux\":{\"resources\":{\"blockIO\":{\"throttleReadBpsDevice\":[{\"major\":8,\"minor\":0,\"rate\":-1}]}}}}",
+		"linux.resources.blockIO.throttleReadBpsDevice[0].rate: must not be negative");
+	refused("{" MIN "," PROC ",\"linux\":{\"resources\":{\"hugepageLimits\":[{\"pageSize\":\"2M/../x\",\"limit\":1}]}}}",
+		"linux.resources.hugepageLimits[0]: pageSize '2M/../x' is not a size");
+	refused("{" MIN "," PROC ",\"linux\":{\"resources\":{\"network\":{\"priorities\":[{\"name\":\"eth0 1\\nlo\",\"priority\":1}]}}}}",
+		"linux.resources.network.priorities[0]: name");
+	refused("{" MIN "," PROC ",\"linux\":{\"resources\":{\"network\":{\"classID\":4294967296}}}}",
+		"linux.resources.network.classID: 4294967296 is out of range");
+	refused("{" MIN "," PROC ",\"linux\":{\"resources\":{\"devices\":[{\"allow\":true,\"type\":\"p\"}]}}}",
+		"linux.resources.devices[0]: type 'p' is not a, c or b");
 }
 
 /* What asks for nothing is accepted for a field corral does not implement. */
@@ -540,6 +691,7 @@ int main(void)
 		cmocka_unit_test(test_docker),
 		cmocka_unit_test(test_unsupported_fields),
 		cmocka_unit_test(test_unknown_keys),
+		cmocka_unit_test(test_resources_files),
 		cmocka_unit_test(test_empty_is_nothing),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_annotations),

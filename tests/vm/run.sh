@@ -103,6 +103,7 @@ install -m 0755 "$here/init" "$root/init"
 install -m 0644 "$here/tap.sh" "$root/usr/share/corral-vm/tap.sh"
 install -m 0644 "$here/smoke.sh" "$root/usr/share/corral-vm/smoke.sh"
 install -m 0644 "$here/limits.sh" "$root/usr/share/corral-vm/limits.sh"
+install -m 0644 "$here/oci.sh" "$root/usr/share/corral-vm/oci.sh"
 cat >"$root/etc/passwd" <<'EOF'
 root:x:0:0:root:/root:/bin/sh
 tester:x:1000:1000:tester:/home/tester:/bin/sh
