@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "console.h"
 #include "enter.h"
 #include "launcher/base/fd-util.h"
 #include "launcher/base/macro.h"
@@ -116,6 +117,20 @@ static _Noreturn void command(const struct cr_policy *p, const struct cr_seccomp
 	const char *step = "ids";
 	int r = 0;
 
+	/* A console: a session of its own, whose terminal is made in the sandbox's devpts. */
+	if (p->ex.console) {
+		struct cr_console c = { .sock = p->ex.console_fd, .rows = p->ex.console_rows,
+					.cols = p->ex.console_cols, .uid = p->ex.uid,
+					.gid = p->ex.gid };
+		char detail[256] = "";
+
+		r = setsid() < 0 ? negative_errno() : cr_console_make(&c, detail, sizeof(detail));
+		(void)close(p->ex.console_fd);
+		if (r < 0) {
+			dprintf(err_fd, "%s", detail[0] ? detail : strerror(-r));
+			_exit(126);
+		}
+	}
 	if (setgroups(0, NULL) < 0 && errno != EPERM)
 		r = negative_errno();
 	if (r >= 0 && (setresgid(p->ex.gid, p->ex.gid, p->ex.gid) < 0 ||

@@ -54,7 +54,7 @@ static const char usage[] =
 	"                   killing everything in it)\n"
 	"  ps --format json ID\n"
 	"                   the host pids of the container's processes (JSON array)\n"
-	"  exec --process FILE [--detach] [--pid-file FILE] ID\n"
+	"  exec --process FILE [--detach] [--pid-file FILE] [--console-socket PATH] [--tty] ID\n"
 	"                   run the process FILE describes (config.json's \"process\") in the\n"
 	"                   running container ID, as confined as its own; without --detach,\n"
 	"                   wait for it and exit with its status\n"

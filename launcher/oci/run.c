@@ -201,18 +201,16 @@ static _Noreturn void monitor_main(struct monitor *m)
 		_exit(1);
 	if (m->console_socket) {
 		char why[512];
-		int slave;
+		int fd = cr_oci_console_connect(m->console_socket, why, sizeof(why));
 
-		r = cr_oci_console(m->console_socket, m->config->process.console_height,
-				   m->config->process.console_width, &slave, why, sizeof(why));
-		if (r < 0) {
+		if (fd < 0) {
 			report(m, "%s", why);
 			_exit(1);
 		}
-		m->policy->redirect_stdio = true;
-		m->policy->ex.ctty = true;
-		for (int i = 0; i < 3; i++)
-			m->policy->stdio[i] = slave;
+		m->policy->ex.console = true;
+		m->policy->ex.console_fd = fd;
+		m->policy->ex.console_rows = (unsigned short)m->config->process.console_height;
+		m->policy->ex.console_cols = (unsigned short)m->config->process.console_width;
 	}
 	r = drv->prepare(m->policy, &run, &err);
 	if (r < 0) {
@@ -220,6 +218,8 @@ static _Noreturn void monitor_main(struct monitor *m)
 		_exit(1);
 	}
 	r = drv->spawn(run);
+	if (m->policy->ex.console)
+		(void)close(m->policy->ex.console_fd); /* the container's init has its own */
 	(void)close(m->policy->ex.ready_fd);
 	(void)close(m->policy->ex.block_fd);
 	if (r >= 0 && read(m->ready_fd, &c, 1) == 1) {

@@ -118,6 +118,12 @@ struct cr_explicit {
 	bool new_session;     /* setsid(): the command cannot reach the caller's terminal */
 	bool ctty;	      /* with new_session and redirect_stdio: stdin (a terminal the door
 			       * made) becomes the command's controlling terminal */
+	bool console;	      /* with new_session: a pseudo-terminal of the sandbox's own devpts
+			       * (its /dev/ptmx) is made once the root is built, its master sent
+			       * on console_fd, its peer the command's 0, 1, 2 and terminal */
+	int console_fd;	      /* with console: a connected unix socket (the door's, closed by
+			       * the child once it sent the master) */
+	unsigned short console_rows, console_cols; /* with console: its size; 0: the default */
 	bool harden_proc;     /* /proc/sys, /proc/sysrq-trigger... read-only wherever /proc shows */
 	bool cwd_fallback;    /* cr_policy.cwd missing in the sandbox: $HOME, then / (no error) */
 	char *argv0;	      /* the command's argv[0], when not argv[0] itself; NULL: argv[0] */
