@@ -286,7 +286,7 @@ static int prepare_idmapped(struct cr_run *run, struct cr_seccomp *seccomp,
 	size_t n = 0;
 	int r;
 
-	if (getuid() != 0 || run->policy->ex.on)
+	if (getuid() != 0 || (run->policy->ex.on && !run->policy->ex.idmap_root))
 		return 0;
 	r = cr_idmap_plan(&run->ctx.plan, &run->ctx.idmap, &run->idmap_helpers, &n, msg,
 			  sizeof(msg));
@@ -389,8 +389,9 @@ static int linux_prepare(const struct cr_policy *p, struct cr_run **ret,
 	};
 	if (p->ex.on) {
 		run->clone_flags = cr_ns_explicit_clone_flags(p->ex.namespaces);
-		run->ctx.idmap = (struct cr_idmap){ .inside_uid = p->ex.uid, .outside_uid = getuid(),
-						    .inside_gid = p->ex.gid, .outside_gid = getgid() };
+		run->ctx.idmap = (struct cr_idmap){ .inside_uid = p->ex.uid, .inside_gid = p->ex.gid,
+			.outside_uid = p->ex.idmap_root ? p->ex.host_uid : getuid(),
+			.outside_gid = p->ex.idmap_root ? p->ex.host_gid : getgid() };
 	} else {
 		cr_idmap_compute(getuid(), getgid(), p->map_root, p->uid, p->gid, &run->ctx.idmap);
 	}

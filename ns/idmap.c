@@ -292,6 +292,16 @@ int cr_idmap_plan(struct cr_mount_plan *plan, const struct cr_idmap *sandbox,
 		struct cr_mount_op *op = &plan->ops[i];
 		const struct cr_mount_op *encl = NULL;
 
+		/* An explicit plan (an OCI container's, with the user namespace corral added): its
+		 * root alone, read-only or not, so that the image's files are the container's;
+		 * what is bound into it keeps its host owners. */
+		if (op->flags & CR_MNT_EXPLICIT) {
+			if (op->kind == CR_MOUNT_BIND && strcmp(op->dst, "/") == 0)
+				r = idmap_one(op, NULL, sandbox, cache, &n_cache,
+					      ELEMENTSOF(cache), helpers, msg, size);
+			n += r >= 0 && (op->flags & CR_MNT_IDMAPPED);
+			continue;
+		}
 		if (op->kind != CR_MOUNT_BIND || !(op->flags & CR_MNT_WRITABLE))
 			continue;
 		if (system_path(op->src)) {

@@ -286,6 +286,12 @@ static int explicit_userns(struct cr_child_ctx *ctx)
 	char map[64];
 	int r = 0;
 
+	/* Root's container in the user namespace corral added: the change of ids to the sandbox's
+	 * host id (stage_creds()) made this process non-dumpable, so its /proc/self/ is global
+	 * root's and refuses its own maps. Dumpable for these writes only, non-dumpable again. */
+	bool undump = !ex->nested_userns && prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 0 &&
+		      prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) == 0;
+
 	if (!ex->nested_userns) {
 		r = write_proc(ctx->proc_fd, "sys/user/max_user_namespaces", "1");
 		if (r >= 0 && unshare(CLONE_NEWUSER) < 0)
@@ -298,6 +304,8 @@ static int explicit_userns(struct cr_child_ctx *ctx)
 		(void)cr_idmap_format(ctx->idmap.inside_gid, ctx->idmap.inside_gid, map, sizeof(map));
 		if (r >= 0)
 			r = write_proc(ctx->proc_fd, "self/gid_map", map);
+		if (undump && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 && r >= 0)
+			r = negative_errno();
 		if (r < 0) {
 			(void)snprintf(ctx->detail, sizeof(ctx->detail), "cannot disable user namespaces");
 			return r;

@@ -124,6 +124,10 @@ struct cr_explicit {
 	int console_fd;	      /* with console: a connected unix socket (the door's, closed by
 			       * the child once it sent the master) */
 	unsigned short console_rows, console_cols; /* with console: its size; 0: the default */
+	bool idmap_root;      /* a user namespace corral added for root's container: the command's
+			       * ids are host_uid and host_gid on the host (not the caller's), and the
+			       * bind at / is idmapped so that its owner's files are the command's */
+	uint32_t host_uid, host_gid;
 	bool harden_proc;     /* /proc/sys, /proc/sysrq-trigger... read-only wherever /proc shows */
 	bool cwd_fallback;    /* cr_policy.cwd missing in the sandbox: $HOME, then / (no error) */
 	char *argv0;	      /* the command's argv[0], when not argv[0] itself; NULL: argv[0] */
