@@ -157,6 +157,7 @@ static int load(const struct oci_opts *o, const struct create_opts *c, struct cr
 		r = -EINVAL;
 	}
 	r = r ?: resolve_pod(o, config, err, sizeof(err));
+	r = r ?: cr_oci_userns_mode(o->userns, &caller.userns, err, sizeof(err));
 	r = r ?: cr_oci_policy_build(config, bundle, &caller, policy, err, sizeof(err));
 	if (r < 0) {
 		oci_error(o, "create %s: %s/config.json: %s", c->id, c->bundle,

@@ -176,6 +176,7 @@ int oci_cmd_exec(const struct oci_opts *o, int argc, char **argv)
 				       : "--console-socket: process.terminal is not true");
 		r = -EINVAL;
 	}
+	r = r ?: cr_oci_userns_mode(o->userns, &caller.userns, err, sizeof(err));
 	r = r ?: cr_oci_policy_build(&config, st.bundle, &caller, &policy, err, sizeof(err));
 	if (r >= 0 && e.console_socket)
 		r = console_connect(&e, &config, &policy, err, sizeof(err));

@@ -16,6 +16,7 @@ struct oci_opts {
 	const char *root; /* NULL: the default for this caller */
 	const char *log;  /* NULL: stderr only */
 	bool log_json;
+	const char *userns; /* --userns: auto or spec; NULL: $CORRAL_OCI_USERNS, else auto */
 };
 
 /* The options of create (create.c). */

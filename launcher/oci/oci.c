@@ -65,6 +65,11 @@ static const char usage[] =
 	"  --log FILE       also append errors to FILE\n"
 	"  --log-format text|json  the format of --log's lines (default text)\n"
 	"  --debug          print debugging messages on stderr\n"
+	"  --userns auto|required|spec  as root, a config.json without a user namespace gets\n"
+	"                   one, its root idmapped: no host root in the container (auto, the\n"
+	"                   default: where the root can be idmapped, else none, said so;\n"
+	"                   required: or refuse), or none, as the spec says (spec); default\n"
+	"                   $CORRAL_OCI_USERNS, else auto\n"
 	"  -h, --help       show this text\n"
 	"  -v, --version    print the version and the runtime-spec version\n";
 
@@ -212,6 +217,13 @@ int cr_oci_main(int argc, char **argv)
 				return CR_EXIT_SETUP;
 			}
 			o.log_json = strcmp(v, "json") == 0;
+		} else if ((v = value_of("--userns", argc, argv, &i, &missing))) {
+			if (strcmp(v, "auto") != 0 && strcmp(v, "required") != 0 &&
+			    strcmp(v, "spec") != 0) {
+				oci_error(&o, "--userns: '%s' is not auto, required or spec", v);
+				return CR_EXIT_SETUP;
+			}
+			o.userns = v;
 		} else if (missing) {
 			oci_error(&o, "%s needs a value", a);
 			return CR_EXIT_SETUP;

@@ -9,11 +9,13 @@
 #include <stdint.h>
 
 #include "bundle.h"
+#include "userns.h"
 #include "launcher/policy/policy.h"
 
 /* What the caller is, for the checks that depend on it. */
 struct cr_oci_caller {
 	uint32_t uid, gid;
+	enum cr_oci_userns userns; /* the runtime's mode for root without a user namespace */
 };
 
 /* Fill @ret from @c, whose bundle is the absolute directory @bundle. What config.json asks for

@@ -148,7 +148,7 @@ for m in $MODES; do
 		'[ "$RC" = 0 ] && [[ $OUT == *"features"* && $OUT == *"state ID"* && $OUT == *"--root DIR"* && $OUT == *"--log-format"* ]]'
 	oci "$m" features
 	is "$m: corral oci features: the runtime-spec features JSON (versions, the hooks that run, namespaces with user, 41 capabilities, seccomp on, AppArmor and SELinux off, corral's annotations)" \
-		'[ "$RC" = 0 ] && [ "$(json_get "$OUT" "[d[\"ociVersionMin\"], d[\"ociVersionMax\"], d[\"hooks\"], \"user\" in d[\"linux\"][\"namespaces\"], len(d[\"linux\"][\"capabilities\"]), d[\"linux\"][\"seccomp\"][\"enabled\"], d[\"linux\"][\"apparmor\"][\"enabled\"], d[\"linux\"][\"selinux\"][\"enabled\"], sorted(k for k in d[\"annotations\"] if k.startswith(\"io.corral.\"))]")" = "['"'"'1.0.0'"'"', '"'"'1.2.0'"'"', ['"'"'prestart'"'"', '"'"'createRuntime'"'"', '"'"'poststart'"'"', '"'"'poststop'"'"'], True, 41, True, False, False, ['"'"'io.corral.landlock'"'"', '"'"'io.corral.tcp-connect'"'"', '"'"'io.corral.version'"'"']]" ]'
+		'[ "$RC" = 0 ] && [ "$(json_get "$OUT" "[d[\"ociVersionMin\"], d[\"ociVersionMax\"], d[\"hooks\"], \"user\" in d[\"linux\"][\"namespaces\"], len(d[\"linux\"][\"capabilities\"]), d[\"linux\"][\"seccomp\"][\"enabled\"], d[\"linux\"][\"apparmor\"][\"enabled\"], d[\"linux\"][\"selinux\"][\"enabled\"], sorted(k for k in d[\"annotations\"] if k.startswith(\"io.corral.\"))]")" = "['"'"'1.0.0'"'"', '"'"'1.2.0'"'"', ['"'"'prestart'"'"', '"'"'createRuntime'"'"', '"'"'poststart'"'"', '"'"'poststop'"'"'], True, 41, True, False, False, ['"'"'io.corral.landlock'"'"', '"'"'io.corral.tcp-connect'"'"', '"'"'io.corral.userns'"'"', '"'"'io.corral.version'"'"']]" ]'
 	ln -sf "$CORRAL" "$CR_TMP/bin/corral-oci"
 	OUT=$(as "$m" "$CR_TMP/bin/corral-oci" features 2>&1)
 	RC=$?
