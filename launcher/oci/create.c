@@ -135,7 +135,8 @@ static int load(const struct oci_opts *o, const struct create_opts *c, struct cr
 {
 	_cleanup_free_ char *text = NULL, *bundle = NULL;
 	char err[CR_OCI_ERR_MAX + PATH_MAX] = "";
-	struct cr_oci_caller caller = { .uid = getuid(), .gid = getgid() };
+	struct cr_oci_caller caller = { .uid = getuid(), .gid = getgid(),
+				       .host_root = cr_oci_host_root() };
 	size_t len = 0;
 	int r;
 

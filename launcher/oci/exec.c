@@ -141,7 +141,8 @@ static int wait_like(pid_t pid)
 int oci_cmd_exec(const struct oci_opts *o, int argc, char **argv)
 {
 	char root[PATH_MAX], err[1024] = "";
-	struct cr_oci_caller caller = { .uid = getuid(), .gid = getgid() };
+	struct cr_oci_caller caller = { .uid = getuid(), .gid = getgid(),
+				       .host_root = cr_oci_host_root() };
 	struct cr_oci_config config = {};
 	struct cr_policy policy = {};
 	struct cr_oci_state st = {};

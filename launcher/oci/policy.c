@@ -399,7 +399,7 @@ int cr_oci_policy_build(const struct cr_oci_config *c, const char *bundle,
 		return fail(err, size, -EINVAL, "process: is required to create a container");
 	r = refuse_unimplemented(c, err, size);
 	r = r ?: add_namespaces(ret, c, err, size);
-	r = r ?: cr_oci_userns_apply(c, caller->uid, caller->userns, ret, err, size);
+	r = r ?: cr_oci_userns_apply(c, caller->host_root, caller->userns, ret, err, size);
 	/* no user namespace within the container's own (the engine can forbid that only there;
 	 * elsewhere the seccomp floor refuses new ones) */
 	ret->ex.nested_userns = !(ret->ex.namespaces & CR_NS_USER);

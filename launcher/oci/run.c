@@ -20,7 +20,6 @@
 #include "container.h"
 #include "launcher/base/fd-util.h"
 #include "launcher/base/json-util.h"
-#include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/driver.h"
 #include "launcher/outcome.h"
@@ -34,6 +33,7 @@
 #define REPORT_MAX 1024
 
 struct monitor {
+	const struct oci_opts *o;
 	const struct cr_oci_config *config;
 	struct cr_policy *policy;
 	const char *bundle, *id;
@@ -194,11 +194,12 @@ static int run_create_hooks(const struct monitor *m, pid_t init, char *why, size
 }
 
 /* The driver's prepare; under io.corral.userns auto, again without the user namespace corral
- * added when the container's root cannot be idmapped (an engine's overlay), said on stderr and
- * in state.json. */
+ * added when the container's root cannot be idmapped (an engine's overlay), said in --log and
+ * in state.json (stderr is the container's). */
 static int prepare(struct monitor *m, const struct cr_driver *drv, struct cr_run **run,
 		   struct cr_setup_error *err)
 {
+	char why[1024];
 	int r;
 
 	const struct cr_explicit *ex = &m->policy->ex;
@@ -206,7 +207,7 @@ static int prepare(struct monitor *m, const struct cr_driver *drv, struct cr_run
 	(void)snprintf(m->userns, sizeof(m->userns), "%s",
 		       ex->idmap_root					     ? "added"
 		       : (ex->namespaces & CR_NS_USER) || ex->userns_fd >= 0 ? "config"
-		       : ex->pidns_fd >= 0 && m->userns_auto && getuid() == 0
+		       : ex->pidns_fd >= 0 && m->userns_auto && cr_oci_host_root()
 			       ? "none: it joins another container's pid namespace (a pod's)"
 			       : "none");
 	r = drv->prepare(m->policy, run, err);
@@ -214,8 +215,10 @@ static int prepare(struct monitor *m, const struct cr_driver *drv, struct cr_run
 	    !m->userns_auto)
 		return r;
 	(void)snprintf(m->userns, sizeof(m->userns), "none: %s", err->message);
-	cr_log_warning("%s; io.corral.userns auto: the container runs as the spec says, without the user namespace corral adds (required refuses instead)",
-		       err->message);
+	(void)snprintf(why, sizeof(why),
+		       "create %s: %s; io.corral.userns auto: the container runs as the spec says, without the user namespace corral adds (required refuses instead)",
+		       m->id, err->message);
+	oci_log_warning(m->o, why);
 	cr_oci_userns_drop(m->policy);
 	*err = (struct cr_setup_error){};
 	return drv->prepare(m->policy, run, err);
@@ -379,7 +382,7 @@ int oci_run_create(const struct oci_opts *o, const struct create_opts *c,
 		r = negative_errno();
 	pid = r < 0 ? -1 : fork();
 	if (pid == 0) {
-		struct monitor m = { .config = config, .policy = policy, .bundle = bundle,
+		struct monitor m = { .o = o, .config = config, .policy = policy, .bundle = bundle,
 				     .id = c->id, .console_socket = c->console_socket,
 				     .dfd = dfd, .report_fd = rep[1],
 				     .ready_fd = ready[0], .userns_auto = userns_auto(o, config) };

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "launcher/policy/request.h"
 #include "userns.h"
@@ -62,13 +63,28 @@ int cr_oci_userns_asked(const struct cr_oci_config *c, enum cr_oci_userns mode,
 	return 0;
 }
 
-int cr_oci_userns_apply(const struct cr_oci_config *c, uint32_t caller_uid,
-			enum cr_oci_userns mode, struct cr_policy *p, char *err, size_t size)
+bool cr_oci_host_root(void)
+{
+	unsigned long inside, outside, count;
+	FILE *f;
+	int n;
+
+	if (getuid() != 0)
+		return false;
+	f = fopen("/proc/self/uid_map", "re");
+	n = f ? fscanf(f, "%lu %lu %lu", &inside, &outside, &count) : 0;
+	if (f)
+		(void)fclose(f);
+	return n == 3 && inside == 0 && outside == 0 && count == 4294967295ul;
+}
+
+int cr_oci_userns_apply(const struct cr_oci_config *c, bool host_root, enum cr_oci_userns mode,
+			struct cr_policy *p, char *err, size_t size)
 {
 	enum cr_oci_userns asked;
 	int r = cr_oci_userns_asked(c, mode, &asked, err, size);
 
-	if (r < 0 || caller_uid != 0 || (p->ex.namespaces & CR_NS_USER) || p->ex.userns_fd >= 0 ||
+	if (r < 0 || !host_root || (p->ex.namespaces & CR_NS_USER) || p->ex.userns_fd >= 0 ||
 	    asked == CR_OCI_USERNS_SPEC)
 		return r;
 	/* A pod's container, joining the pid namespace of another (whose user namespace may be

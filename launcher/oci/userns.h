@@ -3,6 +3,7 @@
  * default where the root can be idmapped), or the spec followed as written (userns.c). */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "bundle.h"
@@ -27,11 +28,15 @@ int cr_oci_userns_mode(const char *flag, enum cr_oci_userns *ret, char *err, siz
 int cr_oci_userns_asked(const struct cr_oci_config *c, enum cr_oci_userns mode,
 			enum cr_oci_userns *ret, char *err, size_t size);
 
-/* For a caller of uid @caller_uid running @c: when it is root, config.json has no user
- * namespace and the mode for @c is not spec, add one to @p's namespaces in which the process's
- * ids are CR_DEFAULT_SANDBOX_ID on the host, its root idmapped. 0, or -errno with @err. */
-int cr_oci_userns_apply(const struct cr_oci_config *c, uint32_t caller_uid,
-			enum cr_oci_userns mode, struct cr_policy *p, char *err, size_t size);
+/* Whether the caller is host root: uid 0 of the initial user namespace (root of another, as
+ * rootless podman runs its runtime, is not, and cannot idmap). */
+bool cr_oci_host_root(void);
+
+/* For a caller that is @host_root running @c: when config.json has no user namespace and the
+ * mode for @c is not spec, add one to @p's namespaces in which the process's ids are
+ * CR_DEFAULT_SANDBOX_ID on the host, its root idmapped. 0, or -errno with @err. */
+int cr_oci_userns_apply(const struct cr_oci_config *c, bool host_root, enum cr_oci_userns mode,
+			struct cr_policy *p, char *err, size_t size);
 
 /* Undo cr_oci_userns_apply() on @p (auto's fallback, when the root cannot be idmapped). */
 void cr_oci_userns_drop(struct cr_policy *p);

@@ -44,7 +44,8 @@ static int build(const char *name, const char *from, const char *to, uint32_t ui
 {
 	size_t len;
 	char *text = slurp(name, &len), *edited = NULL;
-	struct cr_oci_caller caller = { .uid = uid, .gid = uid, .userns = build_userns };
+	struct cr_oci_caller caller = { .uid = uid, .gid = uid, .userns = build_userns,
+				       .host_root = uid == 0 };
 	int r;
 
 	if (from) {
@@ -168,23 +169,24 @@ static void test_userns_modes(void **state)
 
 		c.annotations = (struct cr_oci_map){ .keys = keys, .values = values,
 						     .n = cases[i].annotation ? 1 : 0 };
-		r = cr_oci_userns_apply(&c, 0, cases[i].mode, &p, err, sizeof(err));
+		r = cr_oci_userns_apply(&c, true, cases[i].mode, &p, err, sizeof(err));
 		assert_int_equal(r, cases[i].r);
 		assert_int_equal(p.ex.idmap_root, cases[i].added);
 		assert_int_equal(!!(p.ex.namespaces & CR_NS_USER), cases[i].added);
 		if (r < 0)
 			assert_non_null(strstr(err, "needs the runtime's --userns spec"));
-		/* a caller other than root, or a config with its own: nothing added */
+		/* a caller other than host root (root of rootless podman's user namespace too), or a
+		 * config with its own: nothing added */
 		p = (struct cr_policy){ .ex = { .userns_fd = -1, .pidns_fd = -1 } };
-		r = cr_oci_userns_apply(&c, 1000, cases[i].mode, &p, err, sizeof(err));
+		r = cr_oci_userns_apply(&c, false, cases[i].mode, &p, err, sizeof(err));
 		assert_false(p.ex.idmap_root);
 		p = (struct cr_policy){ .ex = { .userns_fd = -1, .pidns_fd = -1, .namespaces = CR_NS_USER } };
-		r = cr_oci_userns_apply(&c, 0, cases[i].mode, &p, err, sizeof(err));
+		r = cr_oci_userns_apply(&c, true, cases[i].mode, &p, err, sizeof(err));
 		assert_false(p.ex.idmap_root);
 		/* a pod's container, joining another's pid namespace: none added yet; required
 		 * refuses it */
 		p = (struct cr_policy){ .ex = { .userns_fd = -1, .pidns_fd = 7 } };
-		r = cr_oci_userns_apply(&c, 0, cases[i].mode, &p, err, sizeof(err));
+		r = cr_oci_userns_apply(&c, true, cases[i].mode, &p, err, sizeof(err));
 		assert_false(p.ex.idmap_root);
 		if (cases[i].r == 0 && (cases[i].annotation ? strcmp(cases[i].annotation, "required") == 0
 							   : cases[i].mode == CR_OCI_USERNS_REQUIRED))
