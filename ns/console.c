@@ -32,7 +32,8 @@ static int open_master(char *detail, size_t size)
 	if (sf.f_type != DEVPTS_SUPER_MAGIC)
 		return snprintf(detail, size, "console: /dev/ptmx is not a devpts' ptmx"), -ENOTTY;
 	if (ioctl(fd, TIOCSPTLCK, &unlock) < 0)
-		return snprintf(detail, size, "console: unlocking the terminal: %m"), negative_errno();
+		return snprintf(detail, size, "console: unlocking the terminal: %m"),
+		       negative_errno();
 	return TAKE_FD(fd);
 }
 
