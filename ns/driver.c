@@ -219,7 +219,7 @@ static int prepare_idmapped(struct cr_run *run, struct cr_seccomp *seccomp,
 	size_t n = 0;
 	int r;
 
-	if (getuid() != 0 || run->policy->ex.on)
+	if (getuid() != 0 || (run->policy->ex.on && !run->policy->ex.idmap_root))
 		return 0;
 	r = cr_idmap_plan(&run->ctx.plan, &run->ctx.idmap, &run->idmap_helpers, &n, msg,
 			  sizeof(msg));

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "console.h"
 #include "enter.h"
 #include "launcher/base/fd-util.h"
 #include "launcher/base/macro.h"
@@ -124,6 +125,22 @@ static _Noreturn void command(const struct cr_policy *p, const struct cr_seccomp
 	    (setresgid(p->ex.gid, p->ex.gid, p->ex.gid) < 0 ||
 	     setresuid(p->ex.uid, p->ex.uid, p->ex.uid) < 0))
 		r = negative_errno();
+	/* A console: a session of its own, whose terminal is made in the sandbox's devpts, once
+	 * the ids are the process's (the terminal is theirs). */
+	if (r >= 0 && p->ex.console) {
+		struct cr_console c = { .sock = p->ex.console_fd, .rows = p->ex.console_rows,
+					.cols = p->ex.console_cols,
+					.uid = p->ex.late_ids ? p->ex.late_uid : p->ex.uid,
+					.gid = p->ex.late_ids ? p->ex.late_gid : p->ex.gid };
+		char detail[256] = "";
+
+		r = setsid() < 0 ? negative_errno() : cr_console_make(&c, detail, sizeof(detail));
+		(void)close(p->ex.console_fd);
+		if (r < 0) {
+			dprintf(err_fd, "%s", detail[0] ? detail : strerror(-r));
+			_exit(126);
+		}
+	}
 	/* without no_new_privs, the filters go in while CAP_SYS_ADMIN allows it (stages.c) */
 	if (r >= 0 && p->ex.new_privs && (step = "seccomp", 1)) {
 		r = cr_seccomp_install(sc);
@@ -154,9 +171,15 @@ static _Noreturn void command(const struct cr_policy *p, const struct cr_seccomp
 static _Noreturn void middle(pid_t init, const struct cr_policy *p, const struct cr_seccomp *sc,
 			     struct target *t, int out)
 {
+	bool joined[ELEMENTSOF(kinds)] = { false };
 	pid_t pid;
 
 	join_cgroups(init);
+	/* Root (of the caller's user namespace) first joins what it can as it is: a namespace an
+	 * ancestor of the sandbox's user namespace owns (an engine's network namespace, joined by
+	 * a container in a user namespace corral added) is out of reach from inside it. */
+	for (size_t i = 1; geteuid() == 0 && i < ELEMENTSOF(kinds); i++)
+		joined[i] = t->ns[i] >= 0 && setns(t->ns[i], kinds[i].type) == 0;
 	/* The user namespace that owns the mount namespace first: the sandbox's first process may
 	 * be in one nested in it (no user namespace inside the sandbox), which holds no rights
 	 * over the mounts; that one is entered last, once the others are. */
@@ -165,7 +188,7 @@ static _Noreturn void middle(pid_t init, const struct cr_policy *p, const struct
 		_exit(1);
 	}
 	for (size_t i = 1; i < ELEMENTSOF(kinds); i++)
-		if (t->ns[i] >= 0 && setns(t->ns[i], kinds[i].type) < 0) {
+		if (t->ns[i] >= 0 && !joined[i] && setns(t->ns[i], kinds[i].type) < 0) {
 			dprintf(out, "-setns %s: %s", kinds[i].name, strerror(errno));
 			_exit(1);
 		}

@@ -37,9 +37,9 @@ void cr_idmap_explicit(const struct cr_explicit *ex, uint32_t uid, uint32_t gid,
 {
 	*ret = (struct cr_idmap){
 		.inside_uid = ex->uid,
-		.outside_uid = ex->uid_map ? ex->host_uid : uid,
+		.outside_uid = ex->uid_map || ex->idmap_root ? ex->host_uid : uid,
 		.inside_gid = ex->gid,
-		.outside_gid = ex->gid_map ? ex->host_gid : gid,
+		.outside_gid = ex->gid_map || ex->idmap_root ? ex->host_gid : gid,
 		.uid_text = ex->uid_map,
 		.gid_text = ex->gid_map,
 	};
@@ -305,6 +305,16 @@ int cr_idmap_plan(struct cr_mount_plan *plan, const struct cr_idmap *sandbox,
 		struct cr_mount_op *op = &plan->ops[i];
 		const struct cr_mount_op *encl = NULL;
 
+		/* An explicit plan (an OCI container's, with the user namespace corral added): its
+		 * root alone, read-only or not, so that the image's files are the container's;
+		 * what is bound into it keeps its host owners. */
+		if (op->flags & CR_MNT_EXPLICIT) {
+			if (op->kind == CR_MOUNT_BIND && strcmp(op->dst, "/") == 0)
+				r = idmap_one(op, NULL, sandbox, cache, &n_cache,
+					      ELEMENTSOF(cache), helpers, msg, size);
+			n += r >= 0 && (op->flags & CR_MNT_IDMAPPED);
+			continue;
+		}
 		if (op->kind != CR_MOUNT_BIND || !(op->flags & CR_MNT_WRITABLE))
 			continue;
 		if (system_path(op->src)) {

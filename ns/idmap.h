@@ -60,6 +60,8 @@ int cr_idmap_mount_tree(int src_fd, int userns_fd, int *ret_tree);
  * what it creates belongs on the host to the owner. Files of any other owner there are unmapped
  * (the overflow id inside, never writable as their owner). *ret_n: how many. 0, or -errno with a
  * reason in @msg (-EINVAL: a file system that cannot be idmapped, with the fix). The processes
- * that made the user namespaces are added to @helpers, to be reaped with cr_idmap_reap(). */
+ * that made the user namespaces are added to @helpers, to be reaped with cr_idmap_reap(). Of an
+ * explicit plan (an OCI container's with the user namespace corral added, cr_explicit.idmap_root)
+ * only the bind at / is idmapped, read-only or not: its owner's files are the sandbox's. */
 int cr_idmap_plan(struct cr_mount_plan *plan, const struct cr_idmap *sandbox,
 		  struct cr_idmap_helpers *helpers, size_t *ret_n, char *msg, size_t size);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "console.h"
 #include "cgroup/cgroup.h"
 #include "linux-internal.h"
 #include "launcher/base/stamp.h"
@@ -319,6 +320,24 @@ static int stage_cwd(struct cr_child_ctx *ctx)
 	return 0;
 }
 
+/* An explicit policy's console: made in the root just built, by pid 1 (a session leader, not yet
+ * confined by Landlock, which then gives the terminal the rules 0-2 get). */
+static int stage_console(struct cr_child_ctx *ctx)
+{
+	const struct cr_explicit *ex = &ctx->policy->ex;
+	struct cr_console c = { .sock = ex->console_fd, .rows = ex->console_rows,
+				.cols = ex->console_cols,
+				.uid = ex->late_ids ? ex->late_uid : ex->uid,
+				.gid = ex->late_ids ? ex->late_gid : ex->gid };
+	int r;
+
+	if (!ex->on || !ex->console)
+		return 0;
+	r = cr_console_make(&c, ctx->detail, sizeof(ctx->detail));
+	(void)close(ex->console_fd);
+	return r;
+}
+
 static int write_proc(int proc_fd, const char *file, const char *text)
 {
 	_cleanup_close_ int fd = openat(proc_fd, file, O_WRONLY | O_CLOEXEC);
@@ -339,8 +358,8 @@ static int explicit_userns(struct cr_child_ctx *ctx)
 	char map[64];
 
 	if (!ex->nested_userns) {
-		/* A root caller's sandbox whose ids now map to another host id (ranges: ex.uid_map)
-		 * is no longer dumpable, and /proc/self's files are then host root's: for these
+		/* A root caller's sandbox whose ids now map to another host id (ranges: ex.uid_map;
+		 * the user namespace corral added: ex.idmap_root) is no longer dumpable, and /proc/self's files are then host root's: for these
 		 * writes only, as the process's own files again. */
 		if (dumpable == 0 && prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
 			r = negative_errno();
@@ -466,6 +485,7 @@ static const struct {
 	{ CR_STAGE_LOOPBACK, stage_loopback },
 	{ CR_STAGE_HOSTNAME, stage_hostname },
 	{ CR_STAGE_CWD, stage_cwd },
+	{ CR_STAGE_FDS, stage_console },
 	{ CR_STAGE_CAPS, stage_caps },
 	{ CR_STAGE_NO_NEW_PRIVS, stage_no_new_privs },
 	{ CR_STAGE_LANDLOCK, stage_landlock }, /* keep after no_new_privs: see stage_landlock() */

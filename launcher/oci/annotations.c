@@ -17,6 +17,15 @@ static int check_landlock(const char *value, char *err, size_t size)
 	return -EINVAL;
 }
 
+static int check_userns(const char *value, char *err, size_t size)
+{
+	if (strcmp(value, "auto") == 0 || strcmp(value, "required") == 0 ||
+	    strcmp(value, "spec") == 0)
+		return 0;
+	(void)snprintf(err, size, "'%s' is not auto, required or spec", value);
+	return -EINVAL;
+}
+
 static int check_ports(const char *value, char *err, size_t size)
 {
 	_cleanup_free_ struct cr_port_range *ranges = NULL;
@@ -41,6 +50,9 @@ const struct cr_oci_annotation cr_oci_annotations[] = {
 	{ "io.corral.tcp-connect",
 	  "PORTS: TCP may connect only to these ports and FIRST-LAST ranges (Landlock), e.g. 443,8000-8100",
 	  check_ports },
+	{ "io.corral.userns",
+	  "auto (default): as root without a user namespace in config.json, one is added (no host root in the container) where the root can be idmapped, else none, said so; required: added or refused; spec: none (only when the runtime runs with --userns spec)",
+	  check_userns },
 };
 const size_t cr_oci_n_annotations = sizeof(cr_oci_annotations) / sizeof(cr_oci_annotations[0]);
 

@@ -136,7 +136,8 @@ static int load(const struct oci_opts *o, const struct create_opts *c, struct cr
 {
 	_cleanup_free_ char *text = NULL, *bundle = NULL;
 	char err[CR_OCI_ERR_MAX + PATH_MAX] = "", note[256];
-	struct cr_oci_caller caller = { .uid = getuid(), .gid = getgid() };
+	struct cr_oci_caller caller = { .uid = getuid(), .gid = getgid(),
+				       .host_root = cr_oci_host_root() };
 	size_t len = 0;
 	int r;
 
@@ -161,6 +162,7 @@ static int load(const struct oci_opts *o, const struct create_opts *c, struct cr
 		r = -EINVAL;
 	}
 	r = r ?: resolve_pod(o, config, err, sizeof(err));
+	r = r ?: cr_oci_userns_mode(o->userns, &caller.userns, err, sizeof(err));
 	r = r ?: cr_oci_policy_build(config, bundle, &caller, policy, err, sizeof(err));
 	r = r ?: cr_oci_lsm_check(config, cr_oci_selinux_enabled(), note, sizeof(note), err,
 				  sizeof(err));

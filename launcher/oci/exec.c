@@ -16,6 +16,7 @@
 
 #include <json-c/json.h>
 
+#include "console.h"
 #include "container.h"
 #include "launcher/base/exit-codes.h"
 #include "launcher/base/json-text.h"
@@ -27,7 +28,9 @@
 
 struct exec_opts {
 	const char *process, *pid_file, *id;
+	const char *console_socket;
 	bool detach;
+	bool tty;
 };
 
 static int parse(const struct oci_opts *o, int argc, char **argv, struct exec_opts *e)
@@ -44,14 +47,18 @@ static int parse(const struct oci_opts *o, int argc, char **argv, struct exec_op
 			e->detach = true;
 			continue;
 		}
+		/* what conmon passes with --console-socket: the process file says it too */
+		if (strcmp(a, "--tty") == 0 || strcmp(a, "-t") == 0) {
+			e->tty = true;
+			continue;
+		}
 		if (n == 9 && strncmp(a, "--process", n) == 0)
 			dst = &e->process;
 		else if (n == 10 && strncmp(a, "--pid-file", n) == 0)
 			dst = &e->pid_file;
-		else if (n == 16 && strncmp(a, "--console-socket", n) == 0) {
-			oci_error(o, "exec: --console-socket: a console is not implemented yet");
-			return OCI_EXIT_FAILED;
-		} else {
+		else if (n == 16 && strncmp(a, "--console-socket", n) == 0)
+			dst = &e->console_socket;
+		else {
 			oci_error(o, "exec: unknown option '%s'", a);
 			return CR_EXIT_SETUP;
 		}
@@ -62,7 +69,7 @@ static int parse(const struct oci_opts *o, int argc, char **argv, struct exec_op
 		}
 	}
 	if (i != argc - 1 || !e->process) {
-		oci_error(o, "usage: corral oci exec --process FILE [--detach] [--pid-file FILE] ID");
+		oci_error(o, "usage: corral oci exec --process FILE [--detach] [--pid-file FILE] [--console-socket PATH] [--tty] ID");
 		return CR_EXIT_SETUP;
 	}
 	e->id = argv[i];
@@ -98,6 +105,22 @@ static int config_with_process(const char *bundle, const char *process_file,
 	return cr_oci_config_parse(out, strlen(out), ret, err, size);
 }
 
+/* --console-socket: connected here, where its path means something; the process makes the
+ * terminal in the container's devpts and sends its master there (ns/console.c). */
+static int console_connect(const struct exec_opts *e, const struct cr_oci_config *config,
+			   struct cr_policy *p, char *err, size_t size)
+{
+	int fd = cr_oci_console_connect(e->console_socket, err, size);
+
+	if (fd < 0)
+		return fd;
+	p->ex.console = true;
+	p->ex.console_fd = fd;
+	p->ex.console_rows = (unsigned short)config->process.console_height;
+	p->ex.console_cols = (unsigned short)config->process.console_width;
+	return 0;
+}
+
 /* Wait for @pid (ours: we are a subreaper) and end as it ended. */
 static int wait_like(pid_t pid)
 {
@@ -118,7 +141,8 @@ static int wait_like(pid_t pid)
 int oci_cmd_exec(const struct oci_opts *o, int argc, char **argv)
 {
 	char root[PATH_MAX], err[1024] = "";
-	struct cr_oci_caller caller = { .uid = getuid(), .gid = getgid() };
+	struct cr_oci_caller caller = { .uid = getuid(), .gid = getgid(),
+				       .host_root = cr_oci_host_root() };
 	struct cr_oci_config config = {};
 	struct cr_policy policy = {};
 	struct cr_oci_state st = {};
@@ -142,15 +166,27 @@ int oci_cmd_exec(const struct oci_opts *o, int argc, char **argv)
 		r = -ESRCH;
 	}
 	r = r ?: config_with_process(st.bundle, e.process, &config, err, sizeof(err));
-	if (r >= 0 && config.process.terminal) {
-		(void)snprintf(err, sizeof(err), "process.terminal: a console is not implemented yet");
-		r = -EOPNOTSUPP;
+	if (r >= 0 && e.tty && !config.process.terminal) {
+		(void)snprintf(err, sizeof(err), "--tty: process.terminal is not true");
+		r = -EINVAL;
 	}
+	if (r >= 0 && config.process.terminal != !!e.console_socket) {
+		(void)snprintf(err, sizeof(err), "%s",
+			       config.process.terminal
+				       ? "process.terminal: a terminal needs --console-socket"
+				       : "--console-socket: process.terminal is not true");
+		r = -EINVAL;
+	}
+	r = r ?: cr_oci_userns_mode(o->userns, &caller.userns, err, sizeof(err));
 	r = r ?: cr_oci_policy_build(&config, st.bundle, &caller, &policy, err, sizeof(err));
+	if (r >= 0 && e.console_socket)
+		r = console_connect(&e, &config, &policy, err, sizeof(err));
 	/* without --detach the command is ours to wait for once the middle process exits */
 	if (r >= 0 && !e.detach && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
 		r = negative_errno();
 	pid = r < 0 ? r : cr_ns_enter(init, &policy, err, sizeof(err));
+	if (policy.ex.console)
+		(void)close(policy.ex.console_fd); /* the process has its own */
 	if (pid > 0 && e.pid_file && (r = oci_write_pid_file(e.pid_file, pid)) < 0) {
 		(void)snprintf(err, sizeof(err), "--pid-file %s: %s", e.pid_file, strerror(-r));
 		(void)kill(pid, SIGKILL);

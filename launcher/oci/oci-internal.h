@@ -16,6 +16,7 @@ struct oci_opts {
 	const char *root; /* NULL: the default for this caller */
 	const char *log;  /* NULL: stderr only */
 	bool log_json;
+	const char *userns; /* --userns: auto or spec; NULL: $CORRAL_OCI_USERNS, else auto */
 };
 
 /* The options of create (create.c). */
@@ -27,6 +28,9 @@ struct create_opts {
 
 /* "corral oci: MESSAGE" on stderr, and a line in the --log file (JSON with --log-format json). */
 void oci_error(const struct oci_opts *o, const char *fmt, ...) _printf_(2, 3);
+/* @msg as a warning in --log only (not stderr: once create has run, stderr is the
+ * container's, which engines give it). */
+void oci_log_warning(const struct oci_opts *o, const char *msg);
 
 /* `create [OPTIONS] ID` (create.c); argv[0] is "create". Returns the exit status. */
 int oci_cmd_create(const struct oci_opts *o, int argc, char **argv);

@@ -54,7 +54,7 @@ static const char usage[] =
 	"                   killing everything in it)\n"
 	"  ps --format json ID\n"
 	"                   the host pids of the container's processes (JSON array)\n"
-	"  exec --process FILE [--detach] [--pid-file FILE] ID\n"
+	"  exec --process FILE [--detach] [--pid-file FILE] [--console-socket PATH] [--tty] ID\n"
 	"                   run the process FILE describes (config.json's \"process\") in the\n"
 	"                   running container ID, as confined as its own; without --detach,\n"
 	"                   wait for it and exit with its status\n"
@@ -65,36 +65,55 @@ static const char usage[] =
 	"  --log FILE       also append errors to FILE\n"
 	"  --log-format text|json  the format of --log's lines (default text)\n"
 	"  --debug          print debugging messages on stderr\n"
+	"  --userns auto|required|spec  as root, a config.json without a user namespace gets\n"
+	"                   one, its root idmapped: no host root in the container (auto, the\n"
+	"                   default: where the root can be idmapped, else none, said so;\n"
+	"                   required: or refuse), or none, as the spec says (spec); default\n"
+	"                   $CORRAL_OCI_USERNS, else auto\n"
 	"  -h, --help       show this text\n"
 	"  -v, --version    print the version and the runtime-spec version\n";
 
-void oci_error(const struct oci_opts *o, const char *fmt, ...)
+/* One line at @level in --log FILE, in its format. */
+static void log_line(const struct oci_opts *o, const char *level, const char *msg)
 {
 	_cleanup_close_ int fd = -EBADF;
 	_cleanup_free_ char *line = NULL;
-	char msg[2048], now[32];
+	char now[32];
 	json_object *j;
+
+	if (!o->log)
+		return;
+	cr_audit_now(now);
+	j = json_object_new_object();
+	if (o->log_json && cr_json_add(j, "level", json_object_new_string(level)) == 0 &&
+	    cr_json_add(j, "msg", json_object_new_string(msg)) == 0 &&
+	    cr_json_add(j, "time", json_object_new_string(now)) == 0)
+		line = cr_json_text(j, JSON_C_TO_STRING_PLAIN);
+	else if (!o->log_json &&
+		 asprintf(&line, "time=\"%s\" level=%s msg=\"%s\"", now, level, msg) < 0)
+		line = NULL;
+	json_object_put(j);
+	fd = open(o->log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (!line || fd < 0 || cr_write_all(fd, line, strlen(line)) < 0 ||
+	    cr_write_all(fd, "\n", 1) < 0)
+		fprintf(stderr, "corral oci: cannot write the %s to --log %s\n", level, o->log);
+}
+
+void oci_error(const struct oci_opts *o, const char *fmt, ...)
+{
+	char msg[2048];
 	va_list ap;
 
 	va_start(ap, fmt);
 	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "corral oci: %s\n", msg);
-	if (!o->log)
-		return;
-	cr_audit_now(now);
-	j = json_object_new_object();
-	if (o->log_json && cr_json_add(j, "level", json_object_new_string("error")) == 0 &&
-	    cr_json_add(j, "msg", json_object_new_string(msg)) == 0 &&
-	    cr_json_add(j, "time", json_object_new_string(now)) == 0)
-		line = cr_json_text(j, JSON_C_TO_STRING_PLAIN);
-	else if (!o->log_json && asprintf(&line, "time=\"%s\" level=error msg=\"%s\"", now, msg) < 0)
-		line = NULL;
-	json_object_put(j);
-	fd = open(o->log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (!line || fd < 0 || cr_write_all(fd, line, strlen(line)) < 0 ||
-	    cr_write_all(fd, "\n", 1) < 0)
-		fprintf(stderr, "corral oci: cannot write the error to --log %s\n", o->log);
+	log_line(o, "error", msg);
+}
+
+void oci_log_warning(const struct oci_opts *o, const char *msg)
+{
+	log_line(o, "warning", msg);
 }
 
 static int print_json(const struct oci_opts *o, json_object *j)
@@ -225,6 +244,13 @@ int cr_oci_main(int argc, char **argv)
 				return CR_EXIT_SETUP;
 			}
 			o.log_json = strcmp(v, "json") == 0;
+		} else if ((v = value_of("--userns", argc, argv, &i, &missing))) {
+			if (strcmp(v, "auto") != 0 && strcmp(v, "required") != 0 &&
+			    strcmp(v, "spec") != 0) {
+				oci_error(&o, "--userns: '%s' is not auto, required or spec", v);
+				return CR_EXIT_SETUP;
+			}
+			o.userns = v;
 		} else if (missing) {
 			oci_error(&o, "%s needs a value", a);
 			return CR_EXIT_SETUP;

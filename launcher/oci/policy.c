@@ -512,7 +512,8 @@ static int add_ids(struct cr_policy *p, const struct cr_oci_config *c,
 		if (pr->additional_gids.v[i] != pr->gid)
 			return fail(err, size, -EOPNOTSUPP,
 				    "process.user.additionalGids: supplementary groups in a user namespace are not implemented yet");
-	if (userns) {
+	/* the user namespace corral added (userns.c) maps the process's ids itself */
+	if (userns && !p->ex.idmap_root) {
 		r = cr_oci_idmap_text(c->uid_mappings, c->n_uid_mappings, pr->uid, caller->uid,
 				      "uidMappings", &p->ex.uid_map, &p->ex.host_uid, err, size);
 		r = r ?: cr_oci_idmap_text(c->gid_mappings, c->n_gid_mappings, pr->gid,
@@ -656,6 +657,7 @@ int cr_oci_policy_build(const struct cr_oci_config *c, const char *bundle,
 		return fail(err, size, -EINVAL, "process: is required to create a container");
 	r = refuse_unimplemented(c, err, size);
 	r = r ?: add_namespaces(ret, c, err, size);
+	r = r ?: cr_oci_userns_apply(c, caller->host_root, caller->userns, ret, err, size);
 	/* no user namespace within the container's own (the engine can forbid that only there;
 	 * elsewhere the seccomp floor refuses new ones) */
 	ret->ex.nested_userns = !(ret->ex.namespaces & CR_NS_USER);

@@ -9,11 +9,14 @@
 #include <stdint.h>
 
 #include "bundle.h"
+#include "userns.h"
 #include "launcher/policy/policy.h"
 
 /* What the caller is, for the checks that depend on it. */
 struct cr_oci_caller {
 	uint32_t uid, gid;
+	enum cr_oci_userns userns; /* the runtime's mode for root without a user namespace */
+	bool host_root;		   /* uid 0 of the initial user namespace (cr_oci_host_root()) */
 };
 
 /* Fill @ret from @c, whose bundle is the absolute directory @bundle. What config.json asks for

@@ -29,11 +29,13 @@
 #include "run.h"
 #include "state.h"
 #include "sysctl.h"
+#include "userns.h"
 
 /* What the monitor tells `create` on its pipe: "ok", or the error. */
 #define REPORT_MAX 1024
 
 struct monitor {
+	const struct oci_opts *o;
 	const struct cr_oci_config *config;
 	struct cr_policy *policy;
 	const char *bundle, *id;
@@ -41,6 +43,9 @@ struct monitor {
 	int dfd;       /* ROOT/ID */
 	int report_fd; /* to create: closed once it knows */
 	int ready_fd;  /* pid 1 writes a byte on the other end once the sandbox is built */
+	bool userns_auto;   /* io.corral.userns auto: without the added user namespace if need be */
+	char userns[600];   /* state.json's "userns": added, config, none, or "none: " why auto fell
+			     * back to the spec's host root */
 };
 
 /* --- state.json ------------------------------------------------------------------------------ */
@@ -67,6 +72,8 @@ static json_object *state_doc(const struct monitor *m, const char *status, pid_t
 		r = cr_json_add(a, m->config->annotations.keys[i],
 				json_object_new_string(m->config->annotations.values[i]));
 	r = r ?: cr_json_add(o, "annotations", a);
+	/* corral's: whether it added a user namespace (docs/oci.md, "Root without a user namespace") */
+	r = r ?: cr_json_add(o, "userns", json_object_new_string(m->userns));
 	if (r < 0) {
 		json_object_put(o);
 		return NULL;
@@ -204,6 +211,37 @@ static int run_create_hooks(const struct monitor *m, pid_t init, char *why, size
 	return r;
 }
 
+/* The driver's prepare; under io.corral.userns auto, again without the user namespace corral
+ * added when the container's root cannot be idmapped (an engine's overlay), said in --log and
+ * in state.json (stderr is the container's). */
+static int prepare(struct monitor *m, const struct cr_driver *drv, struct cr_run **run,
+		   struct cr_setup_error *err)
+{
+	char why[1024];
+	int r;
+
+	const struct cr_explicit *ex = &m->policy->ex;
+
+	(void)snprintf(m->userns, sizeof(m->userns), "%s",
+		       ex->idmap_root					     ? "added"
+		       : (ex->namespaces & CR_NS_USER) || ex->userns_fd >= 0 ? "config"
+		       : ex->pidns_fd >= 0 && m->userns_auto && cr_oci_host_root()
+			       ? "none: it joins another container's pid namespace (a pod's)"
+			       : "none");
+	r = drv->prepare(m->policy, run, err);
+	if (r != -EINVAL || strcmp(err->stage, "mounts") != 0 || !m->policy->ex.idmap_root ||
+	    !m->userns_auto)
+		return r;
+	(void)snprintf(m->userns, sizeof(m->userns), "none: %s", err->message);
+	(void)snprintf(why, sizeof(why),
+		       "create %s: %s; io.corral.userns auto: the container runs as the spec says, without the user namespace corral adds (required refuses instead)",
+		       m->id, err->message);
+	oci_log_warning(m->o, why);
+	cr_oci_userns_drop(m->policy);
+	*err = (struct cr_setup_error){};
+	return drv->prepare(m->policy, run, err);
+}
+
 static _Noreturn void monitor_main(struct monitor *m)
 {
 	const struct cr_driver *drv = cr_driver_native();
@@ -219,25 +257,28 @@ static _Noreturn void monitor_main(struct monitor *m)
 		_exit(1);
 	if (m->console_socket) {
 		char why[512];
-		int slave;
+		int fd = cr_oci_console_connect(m->console_socket, why, sizeof(why));
 
-		r = cr_oci_console(m->console_socket, m->config->process.console_height,
-				   m->config->process.console_width, &slave, why, sizeof(why));
-		if (r < 0) {
+		if (fd < 0) {
 			report(m, "%s", why);
 			_exit(1);
 		}
-		m->policy->redirect_stdio = true;
-		m->policy->ex.ctty = true;
-		for (int i = 0; i < 3; i++)
-			m->policy->stdio[i] = slave;
+		m->policy->ex.console = true;
+		m->policy->ex.console_fd = fd;
+		m->policy->ex.console_rows = (unsigned short)m->config->process.console_height;
+		m->policy->ex.console_cols = (unsigned short)m->config->process.console_width;
 	}
-	r = drv->prepare(m->policy, &run, &err);
+	r = prepare(m, drv, &run, &err);
+	if (r < 0 && m->policy->ex.idmap_root)
+		report(m, "%s (io.corral.userns required: the user namespace corral adds needs a root it can idmap; auto falls back to the spec's host root)",
+		       err.message[0] ? err.message : strerror(-r));
 	if (r < 0) {
 		report(m, "%s", err.message[0] ? err.message : strerror(-r));
 		_exit(1);
 	}
 	r = drv->spawn(run);
+	if (m->policy->ex.console)
+		(void)close(m->policy->ex.console_fd); /* the container's init has its own */
 	(void)close(m->policy->ex.ready_fd);
 	(void)close(m->policy->ex.block_fd);
 	if (r >= 0 && read(m->ready_fd, &c, 1) == 1) {
@@ -328,6 +369,17 @@ static int await_monitor(int fd, pid_t pid, char *err, size_t size)
 	return -1;
 }
 
+/* The mode for @config is auto (create checked it already). */
+static bool userns_auto(const struct oci_opts *o, const struct cr_oci_config *config)
+{
+	enum cr_oci_userns mode, asked;
+	char err[256];
+
+	return cr_oci_userns_mode(o->userns, &mode, err, sizeof(err)) >= 0 &&
+	       cr_oci_userns_asked(config, mode, &asked, err, sizeof(err)) >= 0 &&
+	       asked == CR_OCI_USERNS_AUTO;
+}
+
 int oci_run_create(const struct oci_opts *o, const struct create_opts *c,
 		   const struct cr_oci_config *config, struct cr_policy *policy, const char *bundle)
 {
@@ -348,10 +400,10 @@ int oci_run_create(const struct oci_opts *o, const struct create_opts *c,
 		r = negative_errno();
 	pid = r < 0 ? -1 : fork();
 	if (pid == 0) {
-		struct monitor m = { .config = config, .policy = policy, .bundle = bundle,
+		struct monitor m = { .o = o, .config = config, .policy = policy, .bundle = bundle,
 				     .id = c->id, .console_socket = c->console_socket,
 				     .dfd = dfd, .report_fd = rep[1],
-				     .ready_fd = ready[0] };
+				     .ready_fd = ready[0], .userns_auto = userns_auto(o, config) };
 
 		(void)close(rep[0]);
 		monitor_main(&m);

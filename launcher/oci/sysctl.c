@@ -85,8 +85,11 @@ int cr_oci_sysctl_apply(const struct cr_oci_map *m, pid_t init, bool userns, cha
 	if (pid < 0)
 		return negative_errno();
 	if (pid == 0) {
-		/* /proc/sys/net and the IPC settings are those of the opener's namespaces */
-		r = userns ? join(init, "user", CLONE_NEWUSER) : 0;
+		/* /proc/sys/net and the IPC settings are those of the opener's namespaces. Root (of
+		 * its own user namespace) holds every capability over the container's, made below
+		 * it, and joins none: the container's first process is in one nested in the one
+		 * owning its network namespace, where setns() to that would be refused. */
+		r = userns && geteuid() != 0 ? join(init, "user", CLONE_NEWUSER) : 0;
 		r = r ?: join(init, "net", CLONE_NEWNET);
 		r = r ?: join(init, "ipc", CLONE_NEWIPC);
 		for (size_t i = 0; r >= 0 && i < m->n; i++)

@@ -112,7 +112,7 @@ struct cr_explicit {
 	char *uid_map, *gid_map; /* the maps' whole text ("INSIDE OUTSIDE COUNT" lines) when the
 				  * door maps ranges (a root caller's OCI config); NULL: uid and
 				  * gid to the caller's own */
-	uint32_t host_uid, host_gid; /* with the maps: uid's and gid's host ids under them */
+	uint32_t host_uid, host_gid; /* with the maps, or idmap_root: uid's and gid's host ids */
 	uint64_t caps;	      /* capabilities kept, bit N for capability N; 0: none */
 	bool caps_inheritable; /* the inheritable set holds them too */
 	bool caps_exact;      /* the inheritable and ambient sets are caps_inh and caps_amb (an OCI
@@ -139,6 +139,15 @@ struct cr_explicit {
 	bool new_session;     /* setsid(): the command cannot reach the caller's terminal */
 	bool ctty;	      /* with new_session and redirect_stdio: stdin (a terminal the door
 			       * made) becomes the command's controlling terminal */
+	bool console;	      /* with new_session: a pseudo-terminal of the sandbox's own devpts
+			       * (its /dev/ptmx) is made once the root is built, its master sent
+			       * on console_fd, its peer the command's 0, 1, 2 and terminal */
+	int console_fd;	      /* with console: a connected unix socket (the door's, closed by
+			       * the child once it sent the master) */
+	unsigned short console_rows, console_cols; /* with console: its size; 0: the default */
+	bool idmap_root;      /* a user namespace corral added for root's container: the command's
+			       * ids are host_uid and host_gid on the host (not the caller's), and the
+			       * bind at / is idmapped so that its owner's files are the command's */
 	bool harden_proc;     /* /proc/sys, /proc/sysrq-trigger... read-only wherever /proc shows */
 	bool cwd_fallback;    /* cr_policy.cwd missing in the sandbox: $HOME, then / (no error) */
 	char *argv0;	      /* the command's argv[0], when not argv[0] itself; NULL: argv[0] */

@@ -21,6 +21,9 @@
  *                          were made, else the errno of the fork that failed
  *   fds                    print the numbers of the open descriptors, e.g. "0 1 2"
  *   chroot PATH            chroot(PATH)
+ *   chroot-escape DIR      the classic escape from a chroot: chroot(DIR) with the working
+ *                          directory left outside it, climb with "..", chroot("."); succeeds
+ *                          only if the root reached is not the one it started in (else EPERM)
  *   sysctl-write PATH VAL  write VAL to PATH (pass the current value)
  *   syscall NR [ARG...]    the raw syscall NR with up to 6 arguments (C syntax: 0x1f, -1);
  *                          prints its return value
@@ -225,6 +228,24 @@ static int do_forks(long n)
 	return r;
 }
 
+static int do_chroot_escape(const char *dir)
+{
+	struct stat before, after;
+
+	if (stat("/", &before) < 0 || chdir("/") < 0 || chroot(dir) < 0)
+		return fail();
+	for (int i = 0; i < 256; i++)
+		if (chdir("..") < 0)
+			return fail();
+	if (chroot(".") < 0 || stat("/", &after) < 0)
+		return fail();
+	if (before.st_dev == after.st_dev && before.st_ino == after.st_ino) {
+		fprintf(stderr, "probe: %s: still in the same root\n", action);
+		return EPERM;
+	}
+	return 0;
+}
+
 static int do_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");
@@ -304,7 +325,7 @@ static int usage(void)
 {
 	fputs("usage: probe ACTION [ARG...]; ACTION is one of write read read-fd mkdir remount-rw\n"
 	      "       mount-tmpfs tiocsti isatty status-field setuid unshare-user fork forks fds\n"
-	      "       chroot sysctl-write syscall int80 (see probe.c)\n",
+	      "       chroot chroot-escape sysctl-write syscall int80 (see probe.c)\n",
 	      stderr);
 	return EINVAL;
 }
@@ -348,6 +369,8 @@ static int run(int argc, char **argv)
 		return setuid((uid_t)parse_num(a)) == 0 ? 0 : fail();
 	if (strcmp(action, "chroot") == 0)
 		return chroot(a) == 0 ? 0 : fail();
+	if (strcmp(action, "chroot-escape") == 0)
+		return do_chroot_escape(a);
 	if (strcmp(action, "sysctl-write") == 0)
 		return do_sysctl_write(a, argv[2]);
 	return usage();

@@ -3,6 +3,7 @@
 the terminal master a runtime sends (SCM_RIGHTS), write "name: NAME" then everything read from
 it to OUT until the terminal closes."""
 import array
+import fcntl
 import os
 import socket
 import sys
@@ -21,6 +22,11 @@ def main():
             fds.frombytes(data[: fds.itemsize])
     with open(out, "wb") as f:
         f.write(b"name: " + msg + b"\n")
+        # the terminal's peer (TIOCGPTPEER) lives in the devpts the master is of
+        peer = fcntl.ioctl(fds[0], 0x5441, os.O_RDWR | os.O_NOCTTY)
+        host = os.fstat(peer).st_dev == os.stat("/dev/pts/ptmx").st_dev
+        os.close(peer)
+        f.write(b"devpts: host\n" if host else b"devpts: other\n")
         f.flush()
         while True:
             try:

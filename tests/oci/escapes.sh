@@ -14,8 +14,10 @@
 # Prints one line an attack: the errno on the host (root, no sandbox; only the syscalls, whose
 # arguments make them fail harmlessly), under `corral run`, and in the container; "blocked" is a
 # result other than success and other than the host's (a host that answers EPERM or ENOSYS itself,
-# as a hosted VM's filter may, is named so). Exits 1 when the container lets through
-# an attack that `corral run` blocks, 0 otherwise, 2 when something needed is missing.
+# as a hosted VM's filter may, is named so). A call that config.json's capabilities grant and
+# the runtime-spec requires (SPEC below: chroot with CAP_SYS_CHROOT) is "allowed" when the escape
+# it could serve is blocked. Exits 1 when the container lets through an attack that `corral run`
+# blocks, 0 otherwise, 2 when something needed is missing.
 # shellcheck disable=SC2016 # the scripts run inside are single-quoted on purpose
 set -u
 
@@ -63,6 +65,15 @@ FS=(
 	"write_sys_kernel write /sys/kernel/profiling"
 	"unshare_user unshare-user"
 	"chroot chroot /"
+	"chroot_escape chroot-escape /tmp"
+)
+# What config.json grants and the runtime-spec requires of every runtime: "LABEL CAPABILITY
+# ESCAPE". The call succeeds in a container given CAPABILITY (podman's and Docker's default set
+# has CAP_SYS_CHROOT), while `corral run` drops every capability; what an attacker wants of it,
+# ESCAPE, must still be blocked. chroot(2) in a container that pivot_root'ed into its own mount
+# namespace cannot leave the root: ".." stops at the namespace's root, which is the container's.
+SPEC=(
+	"chroot CAP_SYS_CHROOT chroot_escape"
 )
 SYSCALLS=(
 	"ptrace ptrace -1"
@@ -140,8 +151,15 @@ for e in "${FS[@]}" "${SYSCALLS[@]}" "i386_getpid"; do
 	label=${e%% *}
 	h=$(val "$label" "$host") c=$(val "$label" "$cr") k=$(val "$label" "$ct")
 	[ -n "$c$k" ] || continue
+	granted=
+	for g in "${SPEC[@]}"; do
+		read -r -a f <<<"$g"
+		[ "${f[0]}" = "$label" ] && blocked "$(val "${f[2]}" "$ct")" "" && granted="${f[1]} (config.json's process.capabilities; the runtime-spec asks for it), ${f[2]} blocked"
+	done
 	if host_blocks "$h" && [ "$k" != 0 ]; then
 		v="the host refuses it already"
+	elif [ "$k" = 0 ] && [ -n "$granted" ]; then
+		v="allowed by $granted"
 	elif blocked "$k" "$h"; then
 		v="container blocks"
 	elif blocked "$c" "$h"; then

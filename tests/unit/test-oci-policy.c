@@ -37,6 +37,9 @@ static char *slurp(const char *path, size_t *ret_len)
 	return buf;
 }
 
+/* The runtime's --userns for build(). */
+static enum cr_oci_userns build_userns = CR_OCI_USERNS_AUTO;
+
 /* Build the policy of fixture @name with its first @from replaced by @to (NULL: as it is), for
  * a caller of @uid; returns the builder's result, @err its message. */
 static int build(const char *name, const char *from, const char *to, uint32_t uid,
@@ -44,7 +47,8 @@ static int build(const char *name, const char *from, const char *to, uint32_t ui
 {
 	size_t len;
 	char *text = slurp(name, &len), *edited = NULL;
-	struct cr_oci_caller caller = { .uid = uid, .gid = uid };
+	struct cr_oci_caller caller = { .uid = uid, .gid = uid, .userns = build_userns,
+				       .host_root = uid == 0 };
 	int r;
 
 	if (from) {
@@ -108,7 +112,13 @@ static void test_runc_spec(void **state)
 	assert_true(p.ex.binds_in_order); /* the mount table in mounts[]' order */
 	assert_int_equal(p.limits.value[CR_LIMIT_PIDS], CR_DEFAULT_PIDS);
 	/* namespaces, the network, the process */
-	assert_int_equal(p.ex.namespaces, CR_NS_PID | CR_NS_NET | CR_NS_IPC | CR_NS_UTS | CR_NS_CGROUP);
+	/* root without a user namespace: corral adds one (--userns auto, the default) */
+	assert_int_equal(p.ex.namespaces,
+			 CR_NS_USER | CR_NS_PID | CR_NS_NET | CR_NS_IPC | CR_NS_UTS | CR_NS_CGROUP);
+	assert_true(p.ex.idmap_root);
+	assert_int_equal(p.ex.host_uid, 65534);
+	assert_int_equal(p.ex.host_gid, 65534);
+	assert_false(p.ex.nested_userns);
 	assert_int_equal(p.net, CR_NET_NONE);
 	assert_string_equal(p.argv[0], "sh");
 	assert_string_equal(p.cwd, "/");
@@ -199,6 +209,60 @@ static void test_rootless(void **state)
 	done(&c, &p);
 }
 
+/* Root's container without a user namespace under each mode, and the annotation narrowing it. */
+static void test_userns_modes(void **state)
+{
+	static const struct {
+		enum cr_oci_userns mode;
+		const char *annotation; /* NULL: none */
+		int r;
+		bool added;
+	} cases[] = {
+		{ CR_OCI_USERNS_AUTO, NULL, 0, true },
+		{ CR_OCI_USERNS_REQUIRED, NULL, 0, true },
+		{ CR_OCI_USERNS_SPEC, NULL, 0, false },
+		{ CR_OCI_USERNS_SPEC, "auto", 0, true },
+		{ CR_OCI_USERNS_SPEC, "required", 0, true },
+		{ CR_OCI_USERNS_SPEC, "spec", 0, false },
+		/* an annotation must not give host root */
+		{ CR_OCI_USERNS_AUTO, "spec", -EPERM, false },
+		{ CR_OCI_USERNS_REQUIRED, "spec", -EPERM, false },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cr_oci_config c = {};
+		struct cr_policy p = { .ex = { .userns_fd = -1, .pidns_fd = -1 } };
+		const char *keys[] = { "io.corral.userns" }, *values[] = { cases[i].annotation };
+		char err[256] = "";
+		int r;
+
+		c.annotations = (struct cr_oci_map){ .keys = keys, .values = values,
+						     .n = cases[i].annotation ? 1 : 0 };
+		r = cr_oci_userns_apply(&c, true, cases[i].mode, &p, err, sizeof(err));
+		assert_int_equal(r, cases[i].r);
+		assert_int_equal(p.ex.idmap_root, cases[i].added);
+		assert_int_equal(!!(p.ex.namespaces & CR_NS_USER), cases[i].added);
+		if (r < 0)
+			assert_non_null(strstr(err, "needs the runtime's --userns spec"));
+		/* a caller other than host root (root of rootless podman's user namespace too), or a
+		 * config with its own: nothing added */
+		p = (struct cr_policy){ .ex = { .userns_fd = -1, .pidns_fd = -1 } };
+		r = cr_oci_userns_apply(&c, false, cases[i].mode, &p, err, sizeof(err));
+		assert_false(p.ex.idmap_root);
+		p = (struct cr_policy){ .ex = { .userns_fd = -1, .pidns_fd = -1, .namespaces = CR_NS_USER } };
+		r = cr_oci_userns_apply(&c, true, cases[i].mode, &p, err, sizeof(err));
+		assert_false(p.ex.idmap_root);
+		/* a pod's container, joining another's pid namespace: none added yet; required
+		 * refuses it */
+		p = (struct cr_policy){ .ex = { .userns_fd = -1, .pidns_fd = 7 } };
+		r = cr_oci_userns_apply(&c, true, cases[i].mode, &p, err, sizeof(err));
+		assert_false(p.ex.idmap_root);
+		if (cases[i].r == 0 && (cases[i].annotation ? strcmp(cases[i].annotation, "required") == 0
+							   : cases[i].mode == CR_OCI_USERNS_REQUIRED))
+			assert_int_equal(r, -EOPNOTSUPP);
+	}
+}
+
 static void test_refused(void **state)
 {
 	static const struct {
@@ -220,6 +284,7 @@ static void test_refused(void **state)
 		  "linux.resources.cpu.mems: needs linux.cgroupsPath" },
 	};
 
+	build_userns = CR_OCI_USERNS_SPEC;
 	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
 		struct cr_oci_config c;
 		struct cr_policy p;
@@ -234,6 +299,7 @@ static void test_refused(void **state)
 		assert_non_null(strstr(err, cases[i].err));
 		done(&c, &p);
 	}
+	build_userns = CR_OCI_USERNS_AUTO;
 }
 
 /* uidMappings/gidMappings: what each caller may map, and the text written. */
@@ -378,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_runc_spec),
 		cmocka_unit_test(test_privileges),
 		cmocka_unit_test(test_rootless),
+		cmocka_unit_test(test_userns_modes),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_resources),
 	};

@@ -571,6 +571,8 @@ static void test_annotations(void **state)
 		"annotations.io.corral.landlock: 'off' is not auto or required");
 	refused("{" MIN "," PROC ",\"annotations\":{\"io.corral.tcp-connect\":\"443,x\"}}",
 		"annotations.io.corral.tcp-connect: '443,x' is not a list of ports");
+	refused("{" MIN "," PROC ",\"annotations\":{\"io.corral.userns\":\"maybe\"}}",
+		"annotations.io.corral.userns: 'maybe' is not auto, required or spec");
 	assert_int_equal(accepted("{" MIN "," PROC ",\"annotations\":{\"io.corral.landlock\":\"required\",\"io.corral.tcp-connect\":\"443,8000-8100\",\"io.corralx\":\"anything\",\"org.example\":\"y\"}}",
 				  &c),
 			 0);
