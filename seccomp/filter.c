@@ -134,6 +134,24 @@ static int add_rule(scmp_filter_ctx ctx, const struct cr_sc_rule *rule)
 					     (struct scmp_arg_cmp){ arg, SCMP_CMP_MASKED_EQ, S_ISGID,
 								    S_ISGID });
 	}
+	case CR_SC_SETID_OPEN_A2:
+	case CR_SC_SETID_OPEN_A3: {
+		/* The mode counts only when the call may create: a stray mode without O_CREAT or
+		 * O_TMPFILE (which some programs pass) is no set-id file. */
+		static const uint64_t creating[] = { O_CREAT, O_TMPFILE & ~O_DIRECTORY },
+				      bits[] = { S_ISUID, S_ISGID };
+		unsigned flags = rule->cond == CR_SC_SETID_OPEN_A2 ? 1 : 2;
+
+		for (size_t i = 0; r == 0 && i < ELEMENTSOF(creating); i++)
+			for (size_t k = 0; r == 0 && k < ELEMENTSOF(bits); k++)
+				r = seccomp_rule_add(ctx, a, nr, 2,
+						     (struct scmp_arg_cmp){ flags, SCMP_CMP_MASKED_EQ,
+									    creating[i], creating[i] },
+						     (struct scmp_arg_cmp){ flags + 1,
+									    SCMP_CMP_MASKED_EQ, bits[k],
+									    bits[k] });
+		return r;
+	}
 	case CR_SC_PERSONALITY:
 		/* libseccomp allows one comparison per argument and rule, and rules are OR-ed: a
 		 * 32-bit value other than all zeros and all ones has a set bit followed

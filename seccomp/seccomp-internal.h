@@ -38,8 +38,11 @@ enum cr_sc_cond {
 	CR_SC_PERSONALITY, /* personality: arg 0 (low 32 bits) is neither 0 nor 0xffffffff */
 	CR_SC_AF_VSOCK,	   /* socket: the domain (arg 0, low 32 bits) is AF_VSOCK */
 	CR_SC_SETID_A1,	   /* a mode (arg 1) with S_ISUID or S_ISGID: chmod, creat, mknod */
-	CR_SC_SETID_A2,	   /* the same in arg 2: fchmodat, fchmodat2, open, mknodat */
-	CR_SC_SETID_A3,	   /* the same in arg 3: openat */
+	CR_SC_SETID_A2,	   /* the same in arg 2: fchmodat, fchmodat2, mknodat */
+	CR_SC_SETID_A3,	   /* the same in arg 3 */
+	CR_SC_SETID_OPEN_A2, /* open: the mode (arg 2) with S_ISUID or S_ISGID when it counts,
+			      * that is with O_CREAT or O_TMPFILE in the flags (arg 1) */
+	CR_SC_SETID_OPEN_A3, /* the same for openat: flags arg 2, mode arg 3 */
 	_CR_SC_COND_MAX,
 };
 

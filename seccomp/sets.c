@@ -86,8 +86,8 @@ static const struct cr_sc_entry spawn_set[] = {
  * openat; io_uring could open files with any mode (the default profile refuses it too). */
 static const struct cr_sc_entry setid_set[] = {
 	C("chmod", CR_SC_SETID_A1),    C("fchmod", CR_SC_SETID_A1),  C("fchmodat", CR_SC_SETID_A2),
-	C("fchmodat2", CR_SC_SETID_A2), C("creat", CR_SC_SETID_A1),   C("open", CR_SC_SETID_A2),
-	C("openat", CR_SC_SETID_A3),   C("mknod", CR_SC_SETID_A1),   C("mknodat", CR_SC_SETID_A2),
+	C("fchmodat2", CR_SC_SETID_A2), C("creat", CR_SC_SETID_A1),   C("open", CR_SC_SETID_OPEN_A2),
+	C("openat", CR_SC_SETID_OPEN_A3),   C("mknod", CR_SC_SETID_A1),   C("mknodat", CR_SC_SETID_A2),
 	{ .name = "openat2", .err = ENOSYS }, E("io_uring_setup"), END,
 };
 
@@ -138,7 +138,7 @@ const struct cr_sc_group cr_sc_groups[] = {
 	{ "@cachestat", "cachestat: page-cache residency of any readable file, a side channel", cachestat_set, NULL },
 	{ "@strict", "@default and the groups above (--seccomp=strict)", NULL, strict_groups },
 
-	{ "@setid", "set-uid and set-gid bits in chmod, open and mknod modes; openat2 gets ENOSYS (installed with idmapped mounts)", setid_set, NULL },
+	{ "@setid", "set-uid and set-gid bits in chmod and mknod modes and in open's when it creates; openat2 gets ENOSYS (installed with idmapped mounts)", setid_set, NULL },
 	{ "@basic", "what no client of a door needs: keyrings, eBPF, io_uring, userfaultfd, reboot and kexec, modules, raw I/O, swap, the clock, TIOCSTI, obsolete calls, line disciplines (the bwrap personality's hardened mode)", NULL, basic_groups },
 	{ "@spawn", "new processes: fork, vfork, clone without CLONE_THREAD; clone3 gets ENOSYS (--spawn=no)", spawn_set, NULL },
 };

@@ -222,12 +222,17 @@ static int prepare(struct monitor *m, const struct cr_driver *drv, struct cr_run
 
 	const struct cr_explicit *ex = &m->policy->ex;
 
-	(void)snprintf(m->userns, sizeof(m->userns), "%s",
+	const char *unfit = cr_oci_userns_unfit(m->config, m->policy);
+
+	(void)snprintf(m->userns, sizeof(m->userns), "%s%s",
 		       ex->idmap_root					     ? "added"
 		       : (ex->namespaces & CR_NS_USER) || ex->userns_fd >= 0 ? "config"
-		       : ex->pidns_fd >= 0 && m->userns_auto && cr_oci_host_root()
-			       ? "none: it joins another container's pid namespace (a pod's)"
-			       : "none");
+		       : unfit && m->userns_auto && cr_oci_host_root()	     ? "none: "
+									     : "none",
+		       !ex->idmap_root && !(ex->namespaces & CR_NS_USER) && ex->userns_fd < 0 &&
+				       unfit && m->userns_auto && cr_oci_host_root()
+			       ? unfit
+			       : "");
 	r = drv->prepare(m->policy, run, err);
 	if (r != -EINVAL || strcmp(err->stage, "mounts") != 0 || !m->policy->ex.idmap_root ||
 	    !m->userns_auto)

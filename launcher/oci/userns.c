@@ -78,36 +78,40 @@ bool cr_oci_host_root(void)
 	return n == 3 && inside == 0 && outside == 0 && count == 4294967295ul;
 }
 
+const char *cr_oci_userns_unfit(const struct cr_oci_config *c, const struct cr_policy *p)
+{
+	/* a pod's container, joining the pid namespace of another (whose user namespace may be
+	 * one corral added): not yet */
+	if (p->ex.pidns_fd >= 0)
+		return "it joins another container's pid namespace (a pod's)";
+	/* supplementary groups need setgroups(), which a user namespace of corral's denies */
+	for (size_t i = 0; i < c->process.additional_gids.n; i++)
+		if (c->process.additional_gids.v[i] != c->process.gid)
+			return "process.user.additionalGids needs setgroups(), which the user namespace corral adds denies";
+	/* a node is made with mknod(2), which needs CAP_MKNOD over the host's user namespace */
+	if (c->n_devices)
+		return "linux.devices: a node is made with mknod(2), which no user namespace may";
+	/* the host name of a uts namespace joined by path: its owner is the caller's */
+	if ((p->ex.joins & CR_NS_UTS) && c->hostname && c->hostname[0])
+		return "hostname in a joined uts namespace, which the user namespace corral adds does not own";
+	return NULL;
+}
+
 int cr_oci_userns_apply(const struct cr_oci_config *c, bool host_root, enum cr_oci_userns mode,
 			struct cr_policy *p, char *err, size_t size)
 {
 	enum cr_oci_userns asked;
 	int r = cr_oci_userns_asked(c, mode, &asked, err, size);
+	const char *why;
 
 	if (r < 0 || !host_root || (p->ex.namespaces & CR_NS_USER) || p->ex.userns_fd >= 0 ||
 	    asked == CR_OCI_USERNS_SPEC)
 		return r;
-	/* A pod's container, joining the pid namespace of another (whose user namespace may be
-	 * one corral added): not yet, said in state.json (run.c); required refuses it. */
-	if (p->ex.pidns_fd >= 0 && asked == CR_OCI_USERNS_REQUIRED)
-		return snprintf(err, size,
-				"%s required: a container joining another's pid namespace gets no user namespace of corral's yet",
-				ANNOTATION),
-		       -EOPNOTSUPP;
-	if (p->ex.pidns_fd >= 0)
+	why = cr_oci_userns_unfit(c, p);
+	if (why && asked == CR_OCI_USERNS_REQUIRED)
+		return snprintf(err, size, "%s required: %s", ANNOTATION, why), -EOPNOTSUPP;
+	if (why)
 		return 0;
-	/* Supplementary groups need setgroups(), which a user namespace of corral's denies: the
-	 * spec's way, as for a pod's container (required refuses it). */
-	for (size_t i = 0; i < c->process.additional_gids.n; i++) {
-		if (c->process.additional_gids.v[i] == c->process.gid)
-			continue;
-		if (asked == CR_OCI_USERNS_REQUIRED)
-			return snprintf(err, size,
-					"%s required: process.user.additionalGids needs setgroups(), which the user namespace corral adds denies",
-					ANNOTATION),
-			       -EOPNOTSUPP;
-		return 0;
-	}
 	p->ex.namespaces |= CR_NS_USER;
 	p->ex.idmap_root = true;
 	p->ex.host_uid = CR_DEFAULT_SANDBOX_ID;

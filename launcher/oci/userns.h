@@ -38,5 +38,9 @@ bool cr_oci_host_root(void);
 int cr_oci_userns_apply(const struct cr_oci_config *c, bool host_root, enum cr_oci_userns mode,
 			struct cr_policy *p, char *err, size_t size);
 
+/* Why @c, built into @p so far, cannot run in a user namespace corral adds (then auto follows
+ * the spec, required refuses), or NULL. */
+const char *cr_oci_userns_unfit(const struct cr_oci_config *c, const struct cr_policy *p);
+
 /* Undo cr_oci_userns_apply() on @p (auto's fallback, when the root cannot be idmapped). */
 void cr_oci_userns_drop(struct cr_policy *p);

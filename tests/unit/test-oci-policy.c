@@ -263,6 +263,38 @@ static void test_userns_modes(void **state)
 	}
 }
 
+/* What needs host root's own user namespace: auto follows the spec, required refuses, naming
+ * why. */
+static void test_userns_unfit(void **state)
+{
+	static struct cr_oci_device dev = { .path = "/dev/zz0", .type = 'c', .major = 1, .minor = 5 };
+	static const uint32_t groups[] = { 0, 10 };
+	struct cr_oci_config c = {};
+	struct cr_policy p = { .ex = { .userns_fd = -1, .pidns_fd = -1 } };
+	char err[256] = "";
+
+	assert_null(cr_oci_userns_unfit(&c, &p));
+	c.devices = &dev;
+	c.n_devices = 1;
+	assert_non_null(strstr(cr_oci_userns_unfit(&c, &p), "linux.devices"));
+	assert_int_equal(cr_oci_userns_apply(&c, true, CR_OCI_USERNS_AUTO, &p, err, sizeof(err)), 0);
+	assert_false(p.ex.idmap_root);
+	assert_int_equal(cr_oci_userns_apply(&c, true, CR_OCI_USERNS_REQUIRED, &p, err, sizeof(err)),
+			 -EOPNOTSUPP);
+	assert_non_null(strstr(err, "io.corral.userns required: linux.devices"));
+	c = (struct cr_oci_config){ .hostname = "pod" };
+	p.ex.joins = CR_NS_UTS;
+	assert_non_null(strstr(cr_oci_userns_unfit(&c, &p), "hostname"));
+	p.ex.joins = CR_NS_NET;
+	assert_null(cr_oci_userns_unfit(&c, &p));
+	c.process.gid = 0;
+	c.process.additional_gids.v = (uint32_t *)groups;
+	c.process.additional_gids.n = 2;
+	assert_non_null(strstr(cr_oci_userns_unfit(&c, &p), "additionalGids"));
+	c.process.additional_gids.n = 1; /* the gid itself */
+	assert_null(cr_oci_userns_unfit(&c, &p));
+}
+
 static void test_refused(void **state)
 {
 	static const struct {
@@ -446,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_rootless),
 		cmocka_unit_test(test_userns_modes),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_userns_unfit),
 		cmocka_unit_test(test_resources),
 	};
 

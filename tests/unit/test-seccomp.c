@@ -362,6 +362,33 @@ static void check_entry(const struct cr_sc_builtin *b, const struct cr_sc_entry 
 		assert_int_equal(verdict_arg(b, nr, arg == 1 ? 2 : 1, 04755), CR_SC_ALLOW);
 		break;
 	}
+	case CR_SC_SETID_OPEN_A2:
+	case CR_SC_SETID_OPEN_A3: {
+		unsigned fl = e->cond == CR_SC_SETID_OPEN_A2 ? 1 : 2;
+		struct seccomp_data d = { .nr = nr, .arch = b->audit_arch };
+		static const struct {
+			uint64_t flags, mode;
+			bool denied;
+		} cases[] = {
+			{ O_CREAT | O_WRONLY, 04755, true },   { O_CREAT, 02755, true },
+			{ O_TMPFILE | O_RDWR, 04700, true },   { O_CREAT | O_EXCL, 06777, true },
+			{ 0xffff0000ull | O_CREAT, 04000, true },
+			{ O_CREAT | O_WRONLY, 0755, false },   { O_CREAT, 01777, false },
+			{ O_RDONLY, 04755, false },	       { O_WRONLY | O_APPEND, 06777, false },
+			{ O_DIRECTORY, 02000, false },	       { O_TMPFILE | O_RDWR, 0600, false },
+		};
+
+		for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+			struct sim s;
+
+			d.args[fl] = cases[i].flags;
+			d.args[fl + 1] = cases[i].mode;
+			s = run_bpf(b->insns, b->len, &d);
+			assert_true(s.ok);
+			assert_int_equal(s.ret, cases[i].denied ? deny : CR_SC_ALLOW);
+		}
+		break;
+	}
 	default:
 		fail();
 	}
