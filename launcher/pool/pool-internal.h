@@ -69,6 +69,10 @@ const char *cr_pool_unfit(const struct cr_policy *p);
  * directory, from @env. @mkdir: create the directory (0700) if missing. Allocated in @ret. */
 int cr_pool_socket_path(char *const *env, bool mkdir, char **ret);
 
+/* The stock from pool.conf (pool-config.c) into @size, left alone when the file or its key is
+ * missing. 0, or -errno with "FILE:LINE: reason" in @msg. */
+int pool_config_size(char *const *env, unsigned *size, char *msg, size_t msg_size);
+
 /* Pack @n strings after @hdr_size bytes already in @buf (of CR_POOL_MAX_MSG). The total size,
  * or -E2BIG. */
 ssize_t pool_pack(char *buf, size_t hdr_size, char *const *strings, size_t n, size_t *off);

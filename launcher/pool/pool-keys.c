@@ -183,8 +183,9 @@ void pool_discard(struct pool_state *ps, struct pool_sandbox *sb)
 void pool_refill(struct pool_state *ps, struct pool_key *k)
 {
 	struct job j = { .type = JOB_BUILD, .key = k };
+	unsigned want = ps->running ? 1 : ps->size;
 
-	while (k->used && k->n_ready + k->n_building < ps->size) {
+	if (k->used && k->n_building == 0 && k->n_ready < want) {
 		k->n_building++;
 		send_job(ps, &j);
 	}
@@ -217,6 +218,7 @@ void pool_builder_done(struct pool_state *ps)
 		d.sb->next = k->ready;
 		k->ready = d.sb;
 		k->n_ready++;
+		pool_refill(ps, k); /* the next one, if the stock or the load wants it */
 	}
 }
 

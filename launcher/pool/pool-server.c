@@ -144,6 +144,7 @@ static void on_exec(struct server *sv, struct conn *c, size_t n, int *fds, size_
 	}
 	c->key->served++;
 	sv->ps.served++;
+	sv->ps.running++;
 	c->kill_after_ms = h.kill_after_ms;
 	if (h.timeout_ms)
 		c->deadline_ms = cr_now_ms() + (int64_t)h.timeout_ms;
@@ -204,6 +205,19 @@ static void on_status(struct server *sv, struct conn *c)
 	(void)reply(c->fd, &rp, text, sv->buf);
 }
 
+/* The command of @c is over (or abandoned): release it. When it was the last one running, the
+ * pool is idle: the stock of every policy is built up again. */
+static void exec_done(struct server *sv, struct conn *c)
+{
+	if (!c->e)
+		return;
+	c->e = cr_driver_native()->warm->exec_free(c->e);
+	if (--sv->ps.running > 0)
+		return;
+	for (size_t i = 0; i < POOL_MAX_KEYS; i++)
+		pool_refill(&sv->ps, &sv->ps.keys[i]);
+}
+
 /* The command's end: its outcome to the client, the sandbox to the builder to destroy. */
 static void on_result(struct server *sv, struct conn *c)
 {
@@ -225,7 +239,7 @@ static void on_result(struct server *sv, struct conn *c)
 	/* Then the sandbox ends, before its pid 1 makes a worker nobody will use (its worker waits
 	 * until exec_free() lets go of the channel); the builder reaps it and removes its cgroup. */
 	(void)kill(ops->pid(c->sb->w), SIGKILL);
-	c->e = ops->exec_free(c->e);
+	exec_done(sv, c);
 	pool_discard(&sv->ps, TAKE_PTR(c->sb));
 	/* Its replacement, once the command is over: not on its CPU. */
 	pool_refill(&sv->ps, c->key);
@@ -240,9 +254,7 @@ static void on_signal(struct conn *c, const struct pool_req *h)
 
 static void conn_drop(struct server *sv, struct conn *c)
 {
-	const struct cr_warm_ops *ops = cr_driver_native()->warm;
-
-	c->e = ops->exec_free(c->e); /* the worker takes it as SIGKILL */
+	exec_done(sv, c); /* the worker takes it as SIGKILL */
 	if (c->sb) {
 		pool_discard(&sv->ps, TAKE_PTR(c->sb));
 		pool_refill(&sv->ps, c->key);

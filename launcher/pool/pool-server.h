@@ -51,7 +51,8 @@ struct pool_key {
 };
 
 struct pool_state {
-	unsigned size; /* sandboxes kept ready per policy */
+	unsigned size;	  /* sandboxes kept ready per policy (the stock) */
+	unsigned running; /* commands running in the pool's sandboxes now */
 	char *socket_path;
 	struct pool_key keys[POOL_MAX_KEYS];
 	int job[2], done[2]; /* pipes: to the builder, from it */
@@ -71,7 +72,10 @@ int pool_builder_start(struct pool_state *ps);
 void pool_builder_stop(struct pool_state *ps);
 /* Take what the builder finished (done_r is readable). */
 void pool_builder_done(struct pool_state *ps);
-/* Ask for sandboxes until @k has ps->size ready or being built. */
+/* Ask for the next sandbox of @k, if it needs one: one build at a time (the builder's next
+ * one is asked for when it ends), up to ps->size ready while no command runs, but only up to one
+ * ready while commands run, so that a burst served from the stock does not share its CPU with
+ * the stock's refill. */
 void pool_refill(struct pool_state *ps, struct pool_key *k);
 /* Hand a used or stale sandbox to the builder to destroy. */
 void pool_discard(struct pool_state *ps, struct pool_sandbox *sb);
