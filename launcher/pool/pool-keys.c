@@ -232,6 +232,19 @@ struct pool_key *pool_key_find(struct pool_state *ps, const uint8_t fp[32])
 	return NULL;
 }
 
+struct pool_key *pool_key_recent(struct pool_state *ps)
+{
+	struct pool_key *best = NULL;
+
+	for (size_t i = 0; i < POOL_MAX_KEYS; i++) {
+		struct pool_key *k = &ps->keys[i];
+
+		if (k->used && k->n_ready && (!best || k->last_used_ms > best->last_used_ms))
+			best = k;
+	}
+	return best;
+}
+
 void pool_key_drop(struct pool_state *ps, struct pool_key *k)
 {
 	struct pool_sandbox *sb;

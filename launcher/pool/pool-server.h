@@ -80,6 +80,8 @@ void pool_refill(struct pool_state *ps, struct pool_key *k);
 /* Hand a used or stale sandbox to the builder to destroy. */
 void pool_discard(struct pool_state *ps, struct pool_sandbox *sb);
 
+/* The most recently used key with a sandbox ready, or NULL: what a client is offered. */
+struct pool_key *pool_key_recent(struct pool_state *ps);
 /* The key with fingerprint @fp, or NULL. */
 struct pool_key *pool_key_find(struct pool_state *ps, const uint8_t fp[32]);
 /* Build the policy of a POOL_SPEC (@msg, @size bytes; taken over) as `corral run` would, gate
