@@ -73,8 +73,8 @@ void pool_builder_stop(struct pool_state *ps);
 /* Take what the builder finished (done_r is readable). */
 void pool_builder_done(struct pool_state *ps);
 /* Ask for the next sandbox of @k, if it needs one: one build at a time (the builder's next
- * one is asked for when it ends), up to ps->size ready while no command runs, but only up to one
- * ready while commands run, so that a burst served from the stock does not share its CPU with
+ * one is asked for when it ends), up to ps->size ready while no command runs, but only up to two
+ * ready while commands run (a sustained load keeps the builder busy), so that a burst served from the stock does not share its CPU with
  * the stock's refill. */
 void pool_refill(struct pool_state *ps, struct pool_key *k);
 /* Hand a used or stale sandbox to the builder to destroy. */
