@@ -33,6 +33,7 @@ struct opts {
 	const char *workload;
 	const char *series_subject;
 	const char *plot;
+	const char *only; /* --only: the subjects to measure, or NULL for all */
 	unsigned long runs, warmup, series;
 	unsigned long burst_k, stock; /* --burst: K commands at once; the pool's --size */
 	uint64_t seed;

@@ -53,6 +53,7 @@ static const char *const usage_text =
 	"                        ready, then the sustained rate, 100 commands with 1 and with 2\n"
 	"                        workers\n"
 	"      --burst-size K    the commands of the burst at once (default 32)\n"
+	"      --only LIST       measure only these subjects (comma-separated names)\n"
 	"      --stock N         the pool's sandboxes per policy, its --size (1-32; default K,\n"
 	"                        at most 32)\n"
 	"      --stages          where the time of `corral run` goes: the median and p90 of each\n"
@@ -116,6 +117,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{"burst", no_argument, NULL, 'B'},
 		{"burst-size", required_argument, NULL, 'K'},
 		{"stock", required_argument, NULL, 'k'},
+		{"only", required_argument, NULL, 'O'},
 		{"stages", no_argument, NULL, 'T'},
 		{"plot", required_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},
@@ -175,6 +177,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return usage_error("--burst-size needs a whole number from 1 to 1000",
 						   optarg);
 			break;
+		case 'O':
+			o->only = optarg;
+			break;
 		case 'k':
 			if (parse_count(optarg, 1, &o->stock) < 0 || o->stock > 32)
 				return usage_error("--stock needs a whole number from 1 to 32",
@@ -207,6 +212,17 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		return usage_error("--stages prints its own table: no --series, --burst, "
 				   "--json, --csv or --plot", NULL);
 	return 0;
+}
+
+/* Is @name one of the comma-separated names of @list? */
+static bool in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; *p; p += strcspn(p, ","), p += *p == ',')
+		if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return false;
 }
 
 static bool is_executable(const char *path)
@@ -839,6 +855,9 @@ int main(int argc, char **argv)
 	o.corral = corral;
 	o.floor = floor_path = find_tool("corral-floor", CR_BENCH_FLOOR);
 	n = build_subjects(v, &o, peer_paths);
+	for (size_t i = 0; o.only && i < n; i++)
+		if (!v[i].note && !in_list(o.only, v[i].name))
+			v[i].note = "not selected (--only)";
 	if (o.series && !find_subject(v, n, o.series_subject)) {
 		r = usage_error("--subject names no measurable subject", o.series_subject);
 		goto out_free;
