@@ -356,6 +356,9 @@ static int run_direct(int fd, int sig_fd, const struct cr_pool_call *call, char 
 			      "the pool ended during the run; the command ended with it");
 	if (r == -EPIPE) /* the worker was killed: the whole sandbox was */
 		res = (struct cr_exec_result){ .kind = CR_OUTCOME_SIGNALED, .status = SIGKILL };
+	else /* the worker emptied the sandbox before it said so: no hurry to destroy it */
+		(void)cr_send_fds(fd, &(struct pool_req){ .type = POOL_DONE, .proto = CR_POOL_PROTO },
+				  sizeof(struct pool_req), NULL, 0, MSG_DONTWAIT);
 	ops->counters_at(chan + 2, &oom, &pids);
 	rp = (struct pool_reply){ .kind = (int32_t)res.kind, .status = res.status, .err = res.err,
 				  .oom_killed = oom > 0, .pids_limit_hit = pids > 0,

@@ -7,6 +7,10 @@
  *           pool answers with an offer while the client builds its policy.
  *           POOL_TAKEN: struct pool_req with the timeouts: the client sent its command
  *           straight to the offered sandbox's runner (the pool keeps the timeout from now).
+ *           POOL_DONE: struct pool_req alone: the client read the command's end (the worker had
+ *           emptied its pid namespace before it said so): the used sandbox may wait for an
+ *           idle moment to be destroyed. Without it, the end of the connection destroys the
+ *           sandbox at once.
  *           POOL_EXEC: struct pool_req, then NUL-terminated strings (corral's version, cwd,
  *           argv, envp) + SCM_RIGHTS [stdin, stdout, stderr]. The command's environment and
  *           working directory are the client's policy's (the gate ran in the client).
@@ -50,7 +54,8 @@ struct cr_policy;
 #define CR_POOL_MAX_SIZE     32
 #define CR_POOL_SOCKET_NAME  "pool.sock"
 
-enum { POOL_EXEC = 1, POOL_SPEC, POOL_SIGNAL, POOL_STATUS, POOL_STOP, POOL_HELLO, POOL_TAKEN };
+enum { POOL_EXEC = 1, POOL_SPEC, POOL_SIGNAL, POOL_STATUS, POOL_STOP, POOL_HELLO, POOL_TAKEN,
+       POOL_DONE };
 enum { POOL_MISS = 1, POOL_RESULT, POOL_STATS, POOL_STARTED, POOL_OFFER, POOL_NO_OFFER,
        POOL_TIMEOUT };
 

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,7 @@ void pool_builder_stop(struct pool_state *ps)
 {
 	struct job j = { .type = JOB_QUIT };
 
+	pool_flush_spent(ps);
 	for (size_t i = 0; i < POOL_MAX_KEYS; i++)
 		for (struct pool_sandbox *sb = ps->keys[i].ready; sb; sb = sb->next) {
 			struct job f = { .type = JOB_FREE, .w = sb->w };
@@ -169,6 +171,29 @@ void pool_builder_stop(struct pool_state *ps)
 	send_job(ps, &j);
 	(void)pthread_join(ps->builder, NULL);
 	ps->builder_started = false;
+}
+
+void pool_park(struct pool_state *ps, struct pool_sandbox *sb)
+{
+	sb->next = ps->spent;
+	ps->spent = sb;
+	if (++ps->n_spent > POOL_MAX_SPENT)
+		pool_flush_spent(ps);
+}
+
+void pool_flush_spent(struct pool_state *ps)
+{
+	const struct cr_warm_ops *ops = cr_driver_native()->warm;
+	struct pool_sandbox *sb;
+
+	while ((sb = ps->spent)) {
+		ps->spent = sb->next;
+		/* pid 1 first: its worker's exit would let the zygote make another one */
+		(void)kill(ops->pid(sb->w), SIGKILL);
+		sb->e = ops->exec_free(sb->e);
+		pool_discard(ps, sb);
+	}
+	ps->n_spent = 0;
 }
 
 void pool_discard(struct pool_state *ps, struct pool_sandbox *sb)

@@ -34,6 +34,7 @@ struct conn {
 	bool timed_out;
 	bool lent;	     /* @e's worker was offered to the client: its end goes there */
 	bool running;	     /* counted in ps.running */
+	bool done;	     /* POOL_DONE: the client read the command's end */
 	struct conn *next;
 };
 
@@ -214,20 +215,27 @@ static void on_status(struct server *sv, struct conn *c)
 	(void)reply(c->fd, &rp, text, sv->buf);
 }
 
-/* The command of @c is over (or abandoned): release it. When it was the last one running, the
- * pool is idle: the stock of every policy is built up again. */
-static void exec_done(struct server *sv, struct conn *c)
+/* @c's command no longer counts as running. When it was the last one, the pool is idle: the
+ * used sandboxes are destroyed, then the stock of every policy is built up again. */
+static void stop_running(struct server *sv, struct conn *c)
 {
-	if (!c->e)
-		return;
-	c->e = cr_driver_native()->warm->exec_free(c->e);
 	if (!c->running)
 		return;
 	c->running = false;
 	if (--sv->ps.running > 0)
 		return;
+	pool_flush_spent(&sv->ps);
 	for (size_t i = 0; i < POOL_MAX_KEYS; i++)
 		pool_refill(&sv->ps, &sv->ps.keys[i]);
+}
+
+/* The command of @c is over (or abandoned): release it. */
+static void exec_done(struct server *sv, struct conn *c)
+{
+	if (!c->e)
+		return;
+	c->e = cr_driver_native()->warm->exec_free(c->e);
+	stop_running(sv, c);
 }
 
 /* The command's end: its outcome to the client, the sandbox to the builder to destroy. */
@@ -337,6 +345,16 @@ static void on_signal(struct conn *c, const struct pool_req *h)
 
 static void conn_drop(struct server *sv, struct conn *c)
 {
+	/* A lent sandbox whose command the client saw end waits for an idle moment, its worker
+	 * held (its pid namespace is empty already); any other goes at once. */
+	if (c->lent && c->sb && c->done && c->running) {
+		c->sb->e = TAKE_PTR(c->e);
+		pool_park(&sv->ps, TAKE_PTR(c->sb));
+		stop_running(sv, c);
+		pool_refill(&sv->ps, c->key);
+		conn_close(c);
+		return;
+	}
 	/* The worker takes the end of its channels as SIGKILL; a lent one's pid 1 goes at once,
 	 * whatever the client did with its copies. */
 	if (c->lent && c->sb)
@@ -381,6 +399,8 @@ static void on_conn(struct server *sv, struct conn *c)
 		on_signal(c, &h);
 	else if (h.type == POOL_TAKEN)
 		on_taken(sv, c, &h);
+	else if (h.type == POOL_DONE)
+		c->done = c->lent && c->running;
 	else if (h.type == POOL_EXEC && c->lent && !c->running)
 		on_exec_after_offer(sv, c, (size_t)n, fds, n_fds);
 	else if (c->e || c->sb)

@@ -17,6 +17,7 @@
 /* Paths whose identity (device, inode) a sandbox was built against: the workspace, the
  * --ro/--rw/--hide paths, the pins. */
 #define POOL_MAX_SNAP 64
+#define POOL_MAX_SPENT 64
 
 struct pool_snap {
 	size_t n;
@@ -29,6 +30,7 @@ struct pool_snap {
 
 struct pool_sandbox {
 	struct cr_warm *w;
+	struct cr_exec *e; /* spent: its lent worker, held so that the zygote makes no other */
 	struct pool_snap snap;
 	struct pool_sandbox *next;
 };
@@ -55,6 +57,8 @@ struct pool_state {
 	unsigned running; /* commands running in the pool's sandboxes now */
 	char *socket_path;
 	struct pool_key keys[POOL_MAX_KEYS];
+	struct pool_sandbox *spent; /* used, their commands over: destroyed when the pool is idle */
+	unsigned n_spent;
 	int job[2], done[2]; /* pipes: to the builder, from it */
 	pthread_t builder;
 	bool builder_started;
@@ -77,6 +81,11 @@ void pool_builder_done(struct pool_state *ps);
  * ready while commands run (a sustained load keeps the builder busy), so that a burst served from the stock does not share its CPU with
  * the stock's refill. */
 void pool_refill(struct pool_state *ps, struct pool_key *k);
+/* Keep a used sandbox whose command is over, to destroy when the pool is idle (at most
+ * POOL_MAX_SPENT: past that, all at once). */
+void pool_park(struct pool_state *ps, struct pool_sandbox *sb);
+/* Destroy the parked sandboxes. */
+void pool_flush_spent(struct pool_state *ps);
 /* Hand a used or stale sandbox to the builder to destroy. */
 void pool_discard(struct pool_state *ps, struct pool_sandbox *sb);
 
