@@ -194,10 +194,12 @@ static void on_status(struct server *sv, struct conn *c)
 
 	off = (size_t)snprintf(text, sizeof(text),
 			       "{\"pid\":%d,\"socket\":\"%s\",\"size\":%u,\"served\":%llu,"
-			       "\"missed\":%llu,\"built\":%llu,\"build_failed\":%llu,\"policies\":[",
+			       "\"missed\":%llu,\"built\":%llu,\"build_failed\":%llu,\"running\":%u,"
+			       "\"spent\":%u,\"policies\":[",
 			       (int)getpid(), ps->socket_path, ps->size,
 			       (unsigned long long)ps->served, (unsigned long long)ps->missed,
-			       (unsigned long long)ps->built, (unsigned long long)ps->build_failed);
+			       (unsigned long long)ps->built, (unsigned long long)ps->build_failed,
+			       ps->running, ps->n_spent);
 	for (size_t i = 0, first = 1; i < POOL_MAX_KEYS && off < sizeof(text); i++) {
 		const struct pool_key *k = &ps->keys[i];
 
@@ -215,14 +217,26 @@ static void on_status(struct server *sv, struct conn *c)
 	(void)reply(c->fd, &rp, text, sv->buf);
 }
 
-/* @c's command no longer counts as running. When it was the last one, the pool is idle: the
- * used sandboxes are destroyed, then the stock of every policy is built up again. */
+/* @c's command no longer counts as running (count_running() updates the count). */
 static void stop_running(struct server *sv, struct conn *c)
 {
-	if (!c->running)
-		return;
+	(void)sv;
 	c->running = false;
-	if (--sv->ps.running > 0)
+}
+
+/* The commands running now, counted from the connections (a count kept by increments alone
+ * would stay wrong for good after one missed decrement, and the pool would never refill its
+ * stock). When none runs any more, the pool is idle: the used sandboxes are destroyed, then the
+ * stock of every policy is built up again. */
+static void count_running(struct server *sv)
+{
+	unsigned n = 0;
+	bool was_busy = sv->ps.running > 0;
+
+	for (struct conn *c = sv->conns; c; c = c->next)
+		n += c->running;
+	sv->ps.running = n;
+	if (n > 0 || !was_busy)
 		return;
 	pool_flush_spent(&sv->ps);
 	for (size_t i = 0; i < POOL_MAX_KEYS; i++)
@@ -522,6 +536,7 @@ static int loop_once(struct server *sv, struct pollfd *p, struct conn **who)
 		if (c->e && c->fd >= 0 && c->deadline_ms && c->deadline_ms <= now)
 			on_deadline(sv, c);
 	reap_conns(sv);
+	count_running(sv);
 	if (p[0].revents)
 		on_accept(sv);
 	return 0;
