@@ -33,9 +33,12 @@ struct opts {
 	const char *workload;
 	const char *series_subject;
 	const char *plot;
+	const char *only; /* --only: the subjects to measure, or NULL for all */
 	unsigned long runs, warmup, series;
+	unsigned long burst_k, stock; /* --burst: K commands at once; the pool's --size */
 	uint64_t seed;
 	bool vs_peers, json, csv, burst, stages;
+	bool pool_on; /* the bench's pool runs */
 };
 
 /* Sorts x[0..n) in place (n > 0) and returns its summary. */
@@ -59,6 +62,14 @@ int cr_bench_stages(const char *const *argv, unsigned long runs, unsigned long w
 		    int devnull);
 /* bench/pool.c: a `corral pool` for the pool subject, its socket in @rundir (a mkdtemp
  * template, made here and set as XDG_RUNTIME_DIR), taught the default policy. 0 or -errno. */
-int cr_bench_pool_start(const char *corral, char *rundir);
+int cr_bench_pool_start(const char *corral, char *rundir, unsigned long stock);
+/* What the pool says now: ready sandboxes (all policies), commands served and missed. */
+struct cr_bench_pool_counts {
+	unsigned long ready, served, missed;
+};
+int cr_bench_pool_counts(const char *corral, struct cr_bench_pool_counts *ret);
+/* Wait (up to @timeout_ms) until the pool has @stock sandboxes ready; the counts then. */
+int cr_bench_pool_wait(const char *corral, unsigned long stock, int timeout_ms,
+		       struct cr_bench_pool_counts *ret);
 /* Its status on stderr, then stop it and remove @rundir. */
 void cr_bench_pool_stop(const char *corral, const char *rundir);

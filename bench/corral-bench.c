@@ -6,7 +6,9 @@
  * drift reaches all subjects alike. Each sample is CLOCK_MONOTONIC around spawning the subject's
  * full argv (stdout and stderr to /dev/null) and waiting for it. `--series N` instead runs one
  * subject N times in a row and prints percentiles per 1,000 spawns; `--burst` measures
- * throughput, bursts of 100 commands with 1 and 2 at a time. The "pool" subject is `corral run`
+ * throughput: K commands started at once against a stocked pool (every subject's burst waits
+ * until the pool has its stock ready, untimed), then the sustained rate, 100 commands with 1
+ * and 2 at a time right after (the stock then mostly spent). The "pool" subject is `corral run`
  * through a `corral pool` the bench starts for the run (bench/pool.c); every other corral
  * subject runs cold (--pool=never). */
 #include <errno.h>
@@ -46,8 +48,14 @@ static const char *const usage_text =
 	"      --vs-peers        also bwrap, unshare, firejail and codex when found on PATH\n"
 	"      --series N        run one subject N times in a row; percentiles per 1,000\n"
 	"      --subject NAME    the subject of --series (default corral)\n"
-	"      --burst           throughput instead: bursts of 100 commands with 1 and 2 workers,\n"
-	"                        spawns/s (--runs bursts, default 5; --warmup default 1)\n"
+	"      --burst           throughput instead, spawns/s (--runs bursts, default 5; --warmup\n"
+	"                        default 1): K commands at once once the pool has its stock\n"
+	"                        ready, then the sustained rate, 100 commands with 1 and with 2\n"
+	"                        workers\n"
+	"      --burst-size K    the commands of the burst at once (default 32)\n"
+	"      --only LIST       measure only these subjects (comma-separated names)\n"
+	"      --stock N         the pool's sandboxes per policy, its --size (1-32; default K,\n"
+	"                        at most 32)\n"
 	"      --stages          where the time of `corral run` goes: the median and p90 of each\n"
 	"                        stage, µs, over --runs runs in a row (stamps; bench/README.md)\n"
 	"      --plot FILE.svg   also draw the distributions side by side as SVG box plots\n"
@@ -107,6 +115,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{"json", no_argument, NULL, 'j'},
 		{"csv", no_argument, NULL, 'C'},
 		{"burst", no_argument, NULL, 'B'},
+		{"burst-size", required_argument, NULL, 'K'},
+		{"stock", required_argument, NULL, 'k'},
+		{"only", required_argument, NULL, 'O'},
 		{"stages", no_argument, NULL, 'T'},
 		{"plot", required_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},
@@ -161,6 +172,19 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'B':
 			o->burst = true;
 			break;
+		case 'K':
+			if (parse_count(optarg, 1, &o->burst_k) < 0 || o->burst_k > 1000)
+				return usage_error("--burst-size needs a whole number from 1 to 1000",
+						   optarg);
+			break;
+		case 'O':
+			o->only = optarg;
+			break;
+		case 'k':
+			if (parse_count(optarg, 1, &o->stock) < 0 || o->stock > 32)
+				return usage_error("--stock needs a whole number from 1 to 32",
+						   optarg);
+			break;
 		case 'P':
 			o->plot = optarg;
 			break;
@@ -188,6 +212,17 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		return usage_error("--stages prints its own table: no --series, --burst, "
 				   "--json, --csv or --plot", NULL);
 	return 0;
+}
+
+/* Is @name one of the comma-separated names of @list? */
+static bool in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; *p; p += strcspn(p, ","), p += *p == ',')
+		if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return false;
 }
 
 static bool is_executable(const char *path)
@@ -517,15 +552,16 @@ static int run_once(const struct subject *s, int devnull, double *ret_us)
 	return r;
 }
 
-/* BURST commands, at most `workers` at a time; spawns per second. */
-static int run_burst(const struct subject *s, int devnull, int workers, double *ret_rate)
+/* @count commands, at most @workers at a time; spawns per second. */
+static int run_burst(const struct subject *s, int devnull, int workers, int count,
+		     double *ret_rate)
 {
 	double t0 = now_us();
 	int started = 0, done = 0, r = 0;
 	pid_t pid;
 
-	while (done < BURST && r >= 0) {
-		while (r >= 0 && started - done < workers && started < BURST) {
+	while (done < count && r >= 0) {
+		while (r >= 0 && started - done < workers && started < count) {
 			r = s->kind == KIND_SERVE ? serve_send_exec(s) : start(s, devnull, &pid);
 			started += r >= 0;
 		}
@@ -539,7 +575,33 @@ static int run_burst(const struct subject *s, int devnull, int workers, double *
 	while (started > done++) /* after a failure: collect what is still running */
 		(void)(s->kind == KIND_SERVE ? serve_read_line("") : reap(-1));
 	if (r >= 0)
-		*ret_rate = BURST / ((now_us() - t0) / 1e6);
+		*ret_rate = count / ((now_us() - t0) / 1e6);
+	return r;
+}
+
+/* --burst: what the pool had ready when each burst of K began, and how many of the burst's
+ * commands it did not serve (they ran cold). */
+static struct {
+	double stock[4096], missed[4096];
+	size_t n;
+} pool_seen;
+
+/* One burst of K at once: every subject's waits (untimed) until the pool has its stock. */
+static int burst_at_once(struct subject *s, const struct opts *o, int devnull, bool record,
+			 double *ret_rate)
+{
+	struct cr_bench_pool_counts before = {}, after = {};
+	bool pool = !strcmp(s->name, "pool");
+	int r;
+
+	if (o->pool_on)
+		(void)cr_bench_pool_wait(o->corral, o->stock, 10000, &before);
+	r = run_burst(s, devnull, (int)o->burst_k, (int)o->burst_k, ret_rate);
+	if (r >= 0 && pool && record && pool_seen.n < ELEMENTSOF(pool_seen.stock) &&
+	    cr_bench_pool_counts(o->corral, &after) >= 0) {
+		pool_seen.stock[pool_seen.n] = (double)before.ready;
+		pool_seen.missed[pool_seen.n++] = (double)(after.missed - before.missed);
+	}
 	return r;
 }
 
@@ -561,21 +623,27 @@ static int report_failure(const struct subject *s, int r)
 	return r;
 }
 
-/* One latency sample, or with --burst one burst with 1 worker and one with 2 (their rates go to
- * samples[n] and samples[runs + n]). */
+/* One latency sample, or with --burst one burst of K at once, then the sustained rate with 1
+ * worker and with 2 (their rates go to samples[2 * runs + n], samples[n] and
+ * samples[runs + n]). */
 static int sample(struct subject *s, const struct opts *o, int devnull, bool record)
 {
-	double x = 0, y = 0;
-	int r;
+	double x = 0, y = 0, z = 0;
+	int r = 0;
 
-	r = o->burst ? run_burst(s, devnull, 1, &x) : run_once(s, devnull, &x);
+	if (o->burst)
+		r = burst_at_once(s, o, devnull, record, &z);
+	if (r >= 0)
+		r = o->burst ? run_burst(s, devnull, 1, BURST, &x) : run_once(s, devnull, &x);
 	if (r >= 0 && o->burst)
-		r = run_burst(s, devnull, 2, &y);
+		r = run_burst(s, devnull, 2, BURST, &y);
 	if (r < 0)
 		return report_failure(s, r);
 	if (record) {
-		if (o->burst)
+		if (o->burst) {
 			s->samples[o->runs + s->n] = y;
+			s->samples[2 * o->runs + s->n] = z;
+		}
 		s->samples[s->n++] = x;
 	}
 	return 0;
@@ -679,17 +747,28 @@ static struct subject *find_subject(struct subject *v, size_t n, const char *nam
 	return NULL;
 }
 
-/* --burst: median spawns/s over the bursts, with 1 and with 2 workers. */
+/* --burst: median spawns/s over the bursts: K at once, then sustained with 1 and 2 workers. */
 static void print_burst(struct subject *v, size_t n, const struct opts *o)
 {
-	printf("throughput of %s: bursts of %d commands, %lu bursts per subject and worker count "
-	       "after %lu warm-up, interleaved, seed %llu\n",
-	       o->workload, BURST, o->runs, o->warmup, (unsigned long long)o->seed);
-	printf("%-12s %16s %16s\n", "subject", "1 worker", "2 workers");
+	printf("throughput of %s: %lu bursts per subject after %lu warm-up, interleaved, seed "
+	       "%llu; a burst of K=%lu at once (the pool stocked: --size %lu), then %d commands "
+	       "with 1 and with 2 workers (sustained)\n",
+	       o->workload, o->runs, o->warmup, (unsigned long long)o->seed, o->burst_k, o->stock,
+	       BURST);
+	if (pool_seen.n) {
+		struct stats st = cr_bench_stats(pool_seen.stock, pool_seen.n);
+		struct stats mi = cr_bench_stats(pool_seen.missed, pool_seen.n);
+
+		printf("pool: ready at the start of a burst of K: min %.0f, median %.0f; of its K "
+		       "commands, run cold (missed): median %.0f, max %.0f\n",
+		       st.min, st.median, mi.median, mi.max);
+	}
+	printf("%-12s %16s %16s %16s\n", "subject", "K at once", "1 worker", "2 workers");
 	for (size_t i = 0; i < n; i++) {
 		if (v[i].note)
 			continue;
-		printf("%-12s %13.0f /s %13.0f /s\n", v[i].name,
+		printf("%-12s %13.0f /s %13.0f /s %13.0f /s\n", v[i].name,
+		       cr_bench_stats(v[i].samples + 2 * o->runs, v[i].n).median,
 		       cr_bench_stats(v[i].samples, v[i].n).median,
 		       cr_bench_stats(v[i].samples + o->runs, v[i].n).median);
 	}
@@ -776,11 +855,18 @@ int main(int argc, char **argv)
 	o.corral = corral;
 	o.floor = floor_path = find_tool("corral-floor", CR_BENCH_FLOOR);
 	n = build_subjects(v, &o, peer_paths);
+	for (size_t i = 0; o.only && i < n; i++)
+		if (!v[i].note && !in_list(o.only, v[i].name))
+			v[i].note = "not selected (--only)";
 	if (o.series && !find_subject(v, n, o.series_subject)) {
 		r = usage_error("--subject names no measurable subject", o.series_subject);
 		goto out_free;
 	}
-	r = alloc_samples(v, n, o.series ? o.series : o.burst ? 2 * o.runs : o.runs);
+	if (!o.burst_k)
+		o.burst_k = 32;
+	if (!o.stock)
+		o.stock = o.burst_k < 32 ? o.burst_k : 32;
+	r = alloc_samples(v, n, o.series ? o.series : o.burst ? 3 * o.runs : o.runs);
 	if (r >= 0)
 		r = make_workspace(ws);
 	if (r >= 0 && find_subject(v, n, "serve") && serve_start(corral, ws) < 0) {
@@ -788,7 +874,8 @@ int main(int argc, char **argv)
 		find_subject(v, n, "serve")->note = "corral serve did not start";
 	}
 	if (r >= 0 && find_subject(v, n, "pool")) {
-		pool = cr_bench_pool_start(corral, rundir) >= 0;
+		pool = cr_bench_pool_start(corral, rundir, o.burst ? o.stock : 16) >= 0;
+		o.pool_on = pool;
 		if (!pool) {
 			fprintf(stderr, "corral-bench: corral pool did not start; skipping its subject\n");
 			find_subject(v, n, "pool")->note = "corral pool did not start";

@@ -39,12 +39,14 @@ static int run_corral(const char *corral, const char *const *args, bool quiet)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
 }
 
-int cr_bench_pool_start(const char *corral, char *rundir)
+int cr_bench_pool_start(const char *corral, char *rundir, unsigned long stock)
 {
-	static const char *const start[] = { "pool", "start", "--size", "16", NULL };
 	static const char *const teach[] = { "run", "--", "true", NULL };
+	char size[24];
+	const char *const start[] = { "pool", "start", "--size", size, NULL };
 	int r;
 
+	(void)snprintf(size, sizeof(size), "%lu", stock);
 	if (!mkdtemp(rundir))
 		return -errno;
 	if (setenv("XDG_RUNTIME_DIR", rundir, 1) < 0)
@@ -75,4 +77,64 @@ void cr_bench_pool_stop(const char *corral, const char *rundir)
 	(void)snprintf(path, sizeof(path), "%s/corral", rundir);
 	(void)rmdir(path);
 	(void)rmdir(rundir);
+}
+
+/* The sum of every "KEY":N in @text (the policies' "ready"), or the first one. */
+static unsigned long json_count(const char *text, const char *key, bool sum)
+{
+	size_t len = strlen(key);
+	unsigned long n = 0;
+
+	for (const char *p = text; (p = strstr(p, key)); p += len) {
+		n += strtoul(p + len, NULL, 10);
+		if (!sum)
+			break;
+	}
+	return n;
+}
+
+int cr_bench_pool_counts(const char *corral, struct cr_bench_pool_counts *ret)
+{
+	const char *argv[] = { corral, "pool", "status", NULL };
+	posix_spawn_file_actions_t fa;
+	char text[8192];
+	size_t len = 0;
+	ssize_t n;
+	int fds[2], status, r;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -errno;
+	(void)posix_spawn_file_actions_init(&fa);
+	(void)posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	(void)posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	r = posix_spawn(&pid, corral, &fa, NULL, (char *const *)argv, environ);
+	(void)posix_spawn_file_actions_destroy(&fa);
+	(void)close(fds[1]);
+	while (r == 0 && len < sizeof(text) - 1 &&
+	       (n = read(fds[0], text + len, sizeof(text) - 1 - len)) > 0)
+		len += (size_t)n;
+	(void)close(fds[0]);
+	if (r > 0)
+		return -r;
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	text[len] = '\0';
+	ret->ready = json_count(text, "\"ready\":", true);
+	ret->served = json_count(text, "\"served\":", false);
+	ret->missed = json_count(text, "\"missed\":", false);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
+}
+
+int cr_bench_pool_wait(const char *corral, unsigned long stock, int timeout_ms,
+		       struct cr_bench_pool_counts *ret)
+{
+	int r;
+
+	for (int waited = 0;; waited += 20) {
+		r = cr_bench_pool_counts(corral, ret);
+		if (r < 0 || ret->ready >= stock || waited >= timeout_ms)
+			return r;
+		(void)usleep(20 * 1000);
+	}
 }

@@ -858,6 +858,26 @@ void cr_cgroup_counters(struct cr_cgroup *cg, uint64_t *ret_oom, uint64_t *ret_p
 	*ret_pids = read_key(&cg->pids_fd, pids->fd, "pids.events", "max");
 }
 
+void cr_cgroup_counter_fds(struct cr_cgroup *cg, int ret[2])
+{
+	uint64_t oom, pids;
+
+	cr_cgroup_counters(cg, &oom, &pids); /* opens them */
+	ret[0] = cg && cg->oom_fd >= 0 ? fcntl(cg->oom_fd, F_DUPFD_CLOEXEC, 3) : -EBADF;
+	ret[1] = cg && cg->pids_fd >= 0 ? fcntl(cg->pids_fd, F_DUPFD_CLOEXEC, 3) : -EBADF;
+	ret[0] = ret[0] < 0 ? -EBADF : ret[0];
+	ret[1] = ret[1] < 0 ? -EBADF : ret[1];
+}
+
+void cr_cgroup_counters_at(const int fds[2], uint64_t *ret_oom, uint64_t *ret_pids)
+{
+	/* Both names of the OOM file (v2's memory.events, v1's memory.oom_control) say oom_kill. */
+	int oom = fds[0] >= 0 ? fds[0] : -ENOENT, pids = fds[1] >= 0 ? fds[1] : -ENOENT;
+
+	*ret_oom = read_key(&oom, -EBADF, NULL, "oom_kill");
+	*ret_pids = read_key(&pids, -EBADF, NULL, "max");
+}
+
 void cr_cgroup_events(struct cr_cgroup *cg, bool *ret_oom, bool *ret_pids)
 {
 	uint64_t oom, pids;

@@ -54,6 +54,10 @@ void cr_cgroup_events(struct cr_cgroup *cg, bool *ret_oom_killed, bool *ret_pids
  * forks refused at pids.max (pids.events); 0 where no cgroup of the run counts them. A warm
  * sandbox's exec compares them before and after. */
 void cr_cgroup_counters(struct cr_cgroup *cg, uint64_t *ret_oom_kills, uint64_t *ret_pids_max);
+/* The two files behind them (after cr_cgroup_counters() opened them) as new descriptors in
+ * @ret, -EBADF where none, for another process to read with cr_cgroup_counters_at(). */
+void cr_cgroup_counter_fds(struct cr_cgroup *cg, int ret[2]);
+void cr_cgroup_counters_at(const int fds[2], uint64_t *ret_oom_kills, uint64_t *ret_pids_max);
 /* How each limit is enforced (cr_limits_report_json() turns it into JSON). Owned by @cg. */
 const struct cr_limits_report *cr_cgroup_report(const struct cr_cgroup *cg);
 /* The rlimits the sandbox's pid 1 sets (cr_rlimits_apply()): the fallback. Owned by @cg. */

@@ -135,6 +135,23 @@ struct cr_warm_ops {
 	int (*pid)(const struct cr_warm *w);
 	/* Kill the sandbox and everything in it, release it. Accepts NULL, returns NULL. */
 	struct cr_warm *(*free)(struct cr_warm *w);
+
+	/* Lending a worker to another process (the pool's client), which then sends the request
+	 * and reads the end itself, with no hop through the caller. lend() takes a ready worker
+	 * (-EAGAIN if none; it is not replaced: the sandbox serves that one command) and gives
+	 * @ret, for exec_kill() and exec_free() only (the end goes to the borrower), and @ret_fds,
+	 * new descriptors of the worker's two channels, to send to the borrower and close. */
+	int (*lend)(struct cr_warm *w, struct cr_exec **ret, int ret_fds[2]);
+	/* The borrower's side, on lend()'s two channels: send @req (its descriptors may be closed
+	 * after the call); then, once fds[1] polls readable, the end: 0 and @ret filled, -EAGAIN
+	 * if not yet, -EPIPE if the worker was killed before it could say (oom_killed and
+	 * pids_limit_hit are the caller's, from counters_at()). */
+	int (*send_request)(const int fds[2], const struct cr_exec_request *req);
+	int (*read_result)(const int fds[2], struct cr_exec_result *ret);
+	/* The sandbox's event counter files as new descriptors, -EBADF where none (to send with a
+	 * lent worker), and their counters read by the borrower, as events() gives them. */
+	void (*counter_fds)(const struct cr_warm *w, int ret[2]);
+	void (*counters_at)(const int fds[2], uint64_t *ret_oom_kills, uint64_t *ret_pids_max);
 };
 
 struct cr_driver {

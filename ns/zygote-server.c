@@ -7,6 +7,7 @@
  * (PR_SET_PDEATHSIG), so that thread must live as long as the sandbox.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <poll.h>
 #include <signal.h>
@@ -307,9 +308,11 @@ static size_t put_string(char *buf, size_t off, const char *s)
 	return off + n;
 }
 
-/* The request as one message: struct exec_hdr, cwd, argv, envp (NUL-terminated strings), in
- * w->buf. Its size, or -E2BIG past CR_WARM_MAX_REQUEST. */
-static ssize_t pack_request(struct cr_warm *w, const struct cr_exec_request *req)
+/* The request as one message: struct exec_hdr, cwd, argv, envp and @extra_env's variables that
+ * envp does not set (NUL-terminated strings), in *@buf (of *@buf_size, grown to
+ * CR_WARM_MAX_REQUEST when short). Its size, or -E2BIG past CR_WARM_MAX_REQUEST. */
+static ssize_t pack_into(char **buf, size_t *buf_size, char *const *extra_env,
+			 const struct cr_exec_request *req)
 {
 	struct exec_hdr h = {};
 	size_t len = strlen(req->cwd) + 1, off;
@@ -318,7 +321,7 @@ static ssize_t pack_request(struct cr_warm *w, const struct cr_exec_request *req
 		len += strlen(*s) + 1;
 	for (char *const *s = req->envp; s && *s; s++, h.envc++)
 		len += strlen(*s) + 1;
-	for (char *const *s = w->extra_env; s && *s; s++)
+	for (char *const *s = extra_env; s && *s; s++)
 		if (!env_sets(req->envp, *s)) {
 			len += strlen(*s) + 1;
 			h.envc++;
@@ -327,25 +330,30 @@ static ssize_t pack_request(struct cr_warm *w, const struct cr_exec_request *req
 		return -EINVAL;
 	if (sizeof(h) + len > CR_WARM_MAX_REQUEST)
 		return -E2BIG;
-	if (w->buf_size < sizeof(h) + len) {
-		char *b = realloc(w->buf, CR_WARM_MAX_REQUEST);
+	if (*buf_size < sizeof(h) + len) {
+		char *b = realloc(*buf, CR_WARM_MAX_REQUEST);
 
 		if (!b)
 			return -ENOMEM;
-		w->buf = b;
-		w->buf_size = CR_WARM_MAX_REQUEST;
+		*buf = b;
+		*buf_size = CR_WARM_MAX_REQUEST;
 	}
 	h.len = (uint32_t)len;
-	memcpy(w->buf, &h, sizeof(h));
-	off = put_string(w->buf, sizeof(h), req->cwd);
+	memcpy(*buf, &h, sizeof(h));
+	off = put_string(*buf, sizeof(h), req->cwd);
 	for (char *const *s = req->argv; *s; s++)
-		off = put_string(w->buf, off, *s);
+		off = put_string(*buf, off, *s);
 	for (char *const *s = req->envp; s && *s; s++)
-		off = put_string(w->buf, off, *s);
-	for (char *const *s = w->extra_env; s && *s; s++)
+		off = put_string(*buf, off, *s);
+	for (char *const *s = extra_env; s && *s; s++)
 		if (!env_sets(req->envp, *s))
-			off = put_string(w->buf, off, *s);
+			off = put_string(*buf, off, *s);
 	return (ssize_t)off;
+}
+
+static ssize_t pack_request(struct cr_warm *w, const struct cr_exec_request *req)
+{
+	return pack_into(&w->buf, &w->buf_size, w->extra_env, req);
 }
 
 static void fill_result(struct cr_exec *e, const struct worker_status *ws)
@@ -512,6 +520,73 @@ static void warm_events(const struct cr_warm *w, uint64_t *ret_oom, uint64_t *re
 	cr_cgroup_counters(cr_ns_run_cgroup(w->run), ret_oom, ret_pids);
 }
 
+/* --- a worker lent to another process ------------------------------------------------------- */
+
+static int warm_lend(struct cr_warm *w, struct cr_exec **ret, int ret_fds[2])
+{
+	struct cr_exec *e;
+	char c;
+
+	while (w->n_ready > 0) {
+		struct worker wk = w->ready[--w->n_ready];
+
+		/* One that died idle, or could not set itself up, has closed or written its status
+		 * channel: the next one. */
+		if (recv(wk.status_fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) != -1 || errno != EAGAIN) {
+			worker_close(&wk);
+			continue;
+		}
+		e = malloc(sizeof(*e));
+		ret_fds[0] = fcntl(wk.exec_fd, F_DUPFD_CLOEXEC, 3);
+		ret_fds[1] = fcntl(wk.status_fd, F_DUPFD_CLOEXEC, 3);
+		if (!e || ret_fds[0] < 0 || ret_fds[1] < 0) {
+			free(e);
+			closep(&ret_fds[0]);
+			closep(&ret_fds[1]);
+			w->ready[w->n_ready++] = wk;
+			return -ENOMEM;
+		}
+		*e = (struct cr_exec){ .exec_fd = wk.exec_fd, .status_fd = wk.status_fd };
+		*ret = e;
+		return 0;
+	}
+	return -EAGAIN;
+}
+
+static int warm_send_request(const int fds[2], const struct cr_exec_request *req)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t buf_size = 0;
+	ssize_t size;
+
+	if (!req->cwd || req->cwd[0] != '/')
+		return -EINVAL;
+	size = pack_into(&buf, &buf_size, NULL, req);
+	if (size < 0)
+		return (int)size;
+	return cr_send_fds(fds[0], buf, (size_t)size, req->stdio, 3, MSG_DONTWAIT);
+}
+
+static int warm_read_result(const int fds[2], struct cr_exec_result *ret)
+{
+	struct cr_exec e = { .exec_fd = fds[0], .status_fd = fds[1] };
+	struct worker_status ws;
+	ssize_t n = recv(fds[1], &ws, sizeof(ws), MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return -EAGAIN;
+	if (n != sizeof(ws))
+		return -EPIPE;
+	fill_result(&e, &ws);
+	*ret = e.result;
+	return 0;
+}
+
+static void warm_counter_fds(const struct cr_warm *w, int ret[2])
+{
+	cr_cgroup_counter_fds(cr_ns_run_cgroup(w->run), ret);
+}
+
 const struct cr_warm_ops linux_warm_ops = {
 	.start = warm_start,
 	.fd = warm_fd,
@@ -526,4 +601,9 @@ const struct cr_warm_ops linux_warm_ops = {
 	.events = warm_events,
 	.pid = warm_pid,
 	.free = warm_free,
+	.lend = warm_lend,
+	.send_request = warm_send_request,
+	.read_result = warm_read_result,
+	.counter_fds = warm_counter_fds,
+	.counters_at = cr_cgroup_counters_at,
 };

@@ -15,8 +15,9 @@ int cr_write_all(int fd, const void *data, size_t size);
  * treats it as fatal: it must not go on to run anything in the sandbox. */
 int cr_close_all_except(int from, int *keep, size_t n);
 
-/* The most descriptors cr_send_fds() sends with one message: a command's stdin, stdout, stderr. */
-#define CR_SEND_FDS_MAX 3
+/* The most descriptors cr_send_fds() sends with one message: a command's stdin, stdout, stderr;
+ * a pool's offer (a worker's two channels, two counter files). */
+#define CR_SEND_FDS_MAX 4
 
 /* Send the @size bytes at @m on the unix socket @sock with the @n_fds descriptors of @fds
  * (SCM_RIGHTS; none when 0), in one sendmsg(2) with @flags and MSG_NOSIGNAL. 0 or -errno

@@ -20,6 +20,7 @@
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/time-util.h"
+#include "launcher/driver.h"
 #include "launcher/policy/policy.h"
 #include "pool-internal.h"
 #include "pool.h"
@@ -99,6 +100,9 @@ int cr_pool_connect(char *const *env, char *reason, size_t size)
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		return cr_msg(reason, size, -ENOENT, "no pool is running (%s: %s)", path,
 			      strerror(errno));
+	/* The pool offers a sandbox while the client builds its policy (POOL_OFFER). */
+	(void)cr_send_fds(fd, &(struct pool_req){ .type = POOL_HELLO, .proto = CR_POOL_PROTO },
+			  sizeof(struct pool_req), NULL, 0, 0);
 	return TAKE_FD(fd);
 }
 
@@ -208,6 +212,60 @@ static int take_reply(int fd, const struct cr_pool_call *call, char *buf,
 	return 1;
 }
 
+static void close_fds(int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			(void)close(fds[i]);
+}
+
+/* The pool's answer to POOL_HELLO: 1 and @chan (the lent worker's two channels, then the
+ * counter files or -EBADF) when it offers a sandbox of @call's policy, its report in @buf;
+ * 0 when it offers none or one of another policy (whose channels are closed: the
+ * pool discards it when the POOL_EXEC comes); -errno with ret->reason when it cannot serve. */
+static int take_offer(int fd, const struct cr_pool_call *call, char *buf, int chan[4],
+		      struct cr_pool_result *ret)
+{
+	char cbuf[CMSG_SPACE(4 * sizeof(int))];
+	struct iovec iov = { .iov_base = buf, .iov_len = CR_POOL_MAX_MSG - 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct pool_reply rp;
+	uint8_t fp[32];
+	size_t n_fds = 0;
+	ssize_t n;
+
+	do
+		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	for (struct cmsghdr *m = CMSG_FIRSTHDR(&mh); m; m = CMSG_NXTHDR(&mh, m))
+		if (m->cmsg_level == SOL_SOCKET && m->cmsg_type == SCM_RIGHTS) {
+			n_fds = (m->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			n_fds = n_fds > 4 ? 4 : n_fds;
+			memcpy(chan, CMSG_DATA(m), n_fds * sizeof(int));
+		}
+	if (n < (ssize_t)sizeof(rp)) {
+		close_fds(chan, n_fds);
+		return cr_msg(ret->reason, sizeof(ret->reason), -EAGAIN,
+			      "the pool did not answer: %s", n < 0 ? strerror(errno) : "closed");
+	}
+	memcpy(&rp, buf, sizeof(rp));
+	buf[n] = '\0';
+	if (rp.type == POOL_MISS) { /* e.g. another protocol */
+		close_fds(chan, n_fds);
+		return cr_msg(ret->reason, sizeof(ret->reason), -EAGAIN, "%s", buf + sizeof(rp));
+	}
+	cr_pool_fingerprint(call->policy, fp);
+	if (rp.type != POOL_OFFER || n_fds != (rp.counters ? 4u : 2u) ||
+	    memcmp(fp, rp.fp, sizeof(fp)) != 0) {
+		close_fds(chan, n_fds);
+		return 0;
+	}
+	if (!rp.counters)
+		chan[2] = chan[3] = -EBADF;
+	return 1; /* the report, in @buf, is parsed once the command runs */
+}
+
 static int relay(int fd, int sig_fd)
 {
 	struct signalfd_siginfo si;
@@ -220,12 +278,102 @@ static int relay(int fd, int sig_fd)
 	return 0;
 }
 
+/* The run's end: 1 (it ran) -> 0, or the error; the report goes with a run that did not end. */
+static int finish(int r, double start, struct cr_pool_result *ret)
+{
+	ret->duration_ms = cr_now_ms_f() - start;
+	if (r <= 0) {
+		json_object_put(ret->enforced);
+		ret->enforced = NULL;
+	}
+	return r > 0 ? 0 : r;
+}
+
+/* A note from the pool during a direct run: 1 read (POOL_TIMEOUT sets ret->timed_out), 0 none
+ * now, -EPIPE the pool is gone. */
+static int take_note(int fd, char *buf, struct cr_pool_result *ret)
+{
+	struct pool_reply rp;
+	ssize_t n = recv(fd, buf, CR_POOL_MAX_MSG, MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n < (ssize_t)sizeof(rp))
+		return -EPIPE;
+	memcpy(&rp, buf, sizeof(rp));
+	if (rp.type == POOL_TIMEOUT)
+		ret->timed_out = true;
+	return 1;
+}
+
+/* The command straight to the offered sandbox (@chan): the request to its runner, the end from
+ * its worker, with no hop through the pool, which keeps the timeout (POOL_TAKEN) and relays
+ * the signals. 1 when it ran, -errno with ret->reason. */
+static int run_direct(int fd, int sig_fd, const struct cr_pool_call *call, char *buf,
+		      const int chan[4], struct cr_pool_result *ret)
+{
+	const struct cr_warm_ops *ops = cr_driver_native()->warm;
+	const struct cr_policy *p = call->policy;
+	struct cr_exec_request req = { .argv = p->argv, .envp = p->env, .cwd = p->cwd,
+				       .stdio = { 0, 1, 2 } };
+	struct pool_req taken = { .type = POOL_TAKEN, .proto = CR_POOL_PROTO,
+				  .timeout_ms = p->timeout_ms, .kill_after_ms = p->kill_after_ms };
+	struct pool_reply rp = {};
+	struct cr_exec_result res;
+	uint64_t oom, pids;
+	int r, gone = 0;
+
+	if (p->redirect_stdio)
+		memcpy(req.stdio, p->stdio, sizeof(req.stdio));
+	r = ops->send_request(chan, &req);
+	if (r < 0)
+		return cr_msg(ret->reason, sizeof(ret->reason), -EAGAIN,
+			      "the pre-built sandbox did not take the command: %s", strerror(-r));
+	(void)cr_send_fds(fd, &taken, sizeof(taken), NULL, 0, 0);
+	/* While the command runs: its report, the time zone for the status. */
+	ret->enforced = buf[sizeof(rp)] ? json_tokener_parse(buf + sizeof(rp)) : NULL;
+	tzset();
+	for (r = -EAGAIN; r == -EAGAIN;) {
+		struct pollfd pf[3] = { { .fd = chan[1], .events = POLLIN },
+					{ .fd = gone ? -1 : fd, .events = POLLIN },
+					{ .fd = sig_fd, .events = POLLIN } };
+
+		if (poll(pf, 3, -1) < 0 && errno != EINTR)
+			return cr_msg(ret->reason, sizeof(ret->reason), -EPIPE, "poll: %s",
+				      strerror(errno));
+		if (pf[2].revents)
+			(void)relay(fd, sig_fd);
+		while (pf[1].revents && !gone && (gone = take_note(fd, buf, ret)) > 0)
+			gone = 0;
+		if (pf[0].revents)
+			r = ops->read_result(chan, &res);
+	}
+	/* A timeout note is sent before the signal that ends the command: it is here by now. */
+	while (!gone && (gone = take_note(fd, buf, ret)) > 0)
+		gone = 0;
+	if (r == -EPIPE && gone) /* the pool died: its sandboxes with it */
+		return cr_msg(ret->reason, sizeof(ret->reason), -EPIPE,
+			      "the pool ended during the run; the command ended with it");
+	if (r == -EPIPE) /* the worker was killed: the whole sandbox was */
+		res = (struct cr_exec_result){ .kind = CR_OUTCOME_SIGNALED, .status = SIGKILL };
+	else /* the worker emptied the sandbox before it said so: no hurry to destroy it */
+		(void)cr_send_fds(fd, &(struct pool_req){ .type = POOL_DONE, .proto = CR_POOL_PROTO },
+				  sizeof(struct pool_req), NULL, 0, MSG_DONTWAIT);
+	ops->counters_at(chan + 2, &oom, &pids);
+	rp = (struct pool_reply){ .kind = (int32_t)res.kind, .status = res.status, .err = res.err,
+				  .oom_killed = oom > 0, .pids_limit_hit = pids > 0,
+				  .timed_out = ret->timed_out };
+	fill_result(&rp, p->argv, ret);
+	return 1;
+}
+
 int cr_pool_run(const struct cr_pool_call *call, struct cr_pool_result *ret)
 {
 	const char *unfit = cr_pool_unfit(call->policy);
 	_cleanup_close_ int fd = call->fd, sig_fd = -EBADF;
 	_cleanup_free_ char *buf = NULL;
 	double start = cr_now_ms_f();
+	int chan[4] = { -EBADF, -EBADF, -EBADF, -EBADF };
 	sigset_t old;
 	int r;
 
@@ -241,6 +389,14 @@ int cr_pool_run(const struct cr_pool_call *call, struct cr_pool_result *ret)
 	if (!buf)
 		return cr_msg(ret->reason, sizeof(ret->reason), -EAGAIN, "out of memory");
 	sig_fd = block_interrupts(&old);
+	r = take_offer(fd, call, buf, chan, ret);
+	if (r != 0) {
+		if (r > 0)
+			r = run_direct(fd, sig_fd, call, buf, chan, ret);
+		close_fds(chan, ELEMENTSOF(chan));
+		(void)sigprocmask(SIG_SETMASK, &old, NULL);
+		return finish(r, start, ret);
+	}
 	r = send_exec(fd, call, buf);
 	if (r < 0) {
 		(void)sigprocmask(SIG_SETMASK, &old, NULL);
@@ -263,12 +419,7 @@ int cr_pool_run(const struct cr_pool_call *call, struct cr_pool_result *ret)
 	/* A signal that came meanwhile stays pending for corral itself once unblocked: a cold run
 	 * after a miss gets it, as it would have. */
 	(void)sigprocmask(SIG_SETMASK, &old, NULL);
-	ret->duration_ms = cr_now_ms_f() - start;
-	if (r <= 0) { /* the pool died during the run: the report goes with it */
-		json_object_put(ret->enforced);
-		ret->enforced = NULL;
-	}
-	return r > 0 ? 0 : r;
+	return finish(r, start, ret);
 }
 
 int cr_pool_status(struct json_object *st, const char *via, const char *note)

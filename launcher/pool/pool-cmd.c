@@ -34,7 +34,9 @@ const char cr_pool_usage[] =
 	"the command's path. The socket is $XDG_RUNTIME_DIR/corral/pool.sock (else pool.sock in\n"
 	"corral's state directory); only processes of your uid outside every sandbox may use it.\n"
 	"\n"
-	"  --size N        sandboxes kept ready for each policy (1-32; default 8)\n"
+	"  --size N        sandboxes kept ready for each policy, the stock a burst is served from\n"
+	"                  (1-32; default: size in the [pool] section of\n"
+	"                  $XDG_CONFIG_HOME/corral/pool.conf, else 8)\n"
 	"  --foreground    run the pool in this process (its messages on stderr)\n"
 	"\n"
 	"corral run uses a running pool by default (--pool=auto, or CORRAL_POOL); --pool=require\n"
@@ -179,6 +181,27 @@ static int pool_ask(uint32_t type)
 	return 0;
 }
 
+/* start with the stock of --size @opt, else pool.conf's, else the default. */
+static int start_sized(const char *opt, bool foreground)
+{
+	unsigned size = CR_POOL_DEFAULT_SIZE;
+	uint64_t v;
+	char msg[512];
+
+	if (opt && cr_parse_uint(opt, 1, CR_POOL_MAX_SIZE, &v) < 0) {
+		cr_log_error("pool: --size %s: expected a whole number from 1 to %d", opt,
+			     CR_POOL_MAX_SIZE);
+		return CR_EXIT_SETUP;
+	}
+	if (opt)
+		size = (unsigned)v;
+	else if (pool_config_size(environ, &size, msg, sizeof(msg)) < 0) {
+		cr_log_error("pool: %s", msg);
+		return CR_EXIT_SETUP;
+	}
+	return pool_start(size, foreground);
+}
+
 int cr_pool_main(int argc, char **argv)
 {
 	static const struct option opts[] = { { "size", required_argument, NULL, 's' },
@@ -187,7 +210,7 @@ int cr_pool_main(int argc, char **argv)
 					      {} };
 	const char *verb = argc > 1 ? argv[1] : NULL;
 	bool foreground = false;
-	uint64_t size = CR_POOL_DEFAULT_SIZE;
+	const char *size = NULL;
 	int c;
 
 	if (verb && (strcmp(verb, "--help") == 0 || strcmp(verb, "-h") == 0)) {
@@ -199,8 +222,8 @@ int cr_pool_main(int argc, char **argv)
 	while (verb && (c = getopt_long(argc - 1, argv + 1, "+", opts, NULL)) != -1) {
 		if (c == 'f')
 			foreground = true;
-		else if (c == 's' && cr_parse_uint(optarg, 1, CR_POOL_MAX_SIZE, &size) >= 0)
-			continue;
+		else if (c == 's')
+			size = optarg;
 		else if (c == 'h') {
 			fputs(cr_pool_usage, stdout);
 			return 0;
@@ -211,7 +234,7 @@ int cr_pool_main(int argc, char **argv)
 		}
 	}
 	if (verb && optind == argc - 1 && strcmp(verb, "start") == 0)
-		return pool_start((unsigned)size, foreground);
+		return start_sized(size, foreground);
 	if (verb && argc == 2 && strcmp(verb, "stop") == 0)
 		return pool_ask(POOL_STOP);
 	if (verb && argc == 2 && strcmp(verb, "status") == 0)

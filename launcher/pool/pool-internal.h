@@ -3,7 +3,15 @@
  * pool's process (pool-server.c, pool-keys.c). Not for other modules.
  *
  * One AF_UNIX SOCK_SEQPACKET connection per run; every message is one packet:
- *   client  POOL_EXEC: struct pool_req, then NUL-terminated strings (corral's version, cwd,
+ *   client  POOL_HELLO: struct pool_req alone, sent by `corral run` as soon as it connects: the
+ *           pool answers with an offer while the client builds its policy.
+ *           POOL_TAKEN: struct pool_req with the timeouts: the client sent its command
+ *           straight to the offered sandbox's runner (the pool keeps the timeout from now).
+ *           POOL_DONE: struct pool_req alone: the client read the command's end (the worker had
+ *           emptied its pid namespace before it said so): the used sandbox may wait for an
+ *           idle moment to be destroyed. Without it, the end of the connection destroys the
+ *           sandbox at once.
+ *           POOL_EXEC: struct pool_req, then NUL-terminated strings (corral's version, cwd,
  *           argv, envp) + SCM_RIGHTS [stdin, stdout, stderr]. The command's environment and
  *           working directory are the client's policy's (the gate ran in the client).
  *           POOL_SPEC, after a POOL_MISS that asks for it: struct pool_req, then the client's
@@ -12,6 +20,15 @@
  *           the client sent, keeps sandboxes ready for it.
  *           POOL_SIGNAL: struct pool_req with .sig: pass the signal to the command.
  *           POOL_STATUS, POOL_STOP: struct pool_req alone (`corral pool status|stop`).
+ *   pool    POOL_OFFER: struct pool_reply with .fp, the policy of the offered sandbox, then its
+ *           `enforced` object (JSON text) + SCM_RIGHTS [exec, status] (a ready worker's two
+ *           channels, lent: warm ops' lend()) and, where .counters says so, [oom, pids] (its
+ *           cgroup's event counter files). A client whose policy has another fingerprint
+ *           closes them and sends POOL_EXEC; the offered sandbox is then discarded, as it is
+ *           when the connection ends: a sandbox whose channels left the pool is never offered
+ *           again. POOL_NO_OFFER: struct pool_reply alone: no ready sandbox.
+ *           POOL_TIMEOUT: struct pool_reply alone: the timeout was reached, the command is
+ *           being stopped (sent before the signal, so before its end).
  *   pool    POOL_MISS: struct pool_reply, then the reason (text): run cold. .status is 1 when the
  *           pool wants the POOL_SPEC.
  *           POOL_STARTED: struct pool_reply, then the `enforced` object (JSON text): the
@@ -30,15 +47,17 @@
 
 struct cr_policy;
 
-#define CR_POOL_PROTO	     2
+#define CR_POOL_PROTO	     3
 /* One request, as a warm sandbox's (zygote-internal.h): below the default socket buffer. */
 #define CR_POOL_MAX_MSG	     (128 * 1024)
 #define CR_POOL_DEFAULT_SIZE 8
 #define CR_POOL_MAX_SIZE     32
 #define CR_POOL_SOCKET_NAME  "pool.sock"
 
-enum { POOL_EXEC = 1, POOL_SPEC, POOL_SIGNAL, POOL_STATUS, POOL_STOP };
-enum { POOL_MISS = 1, POOL_RESULT, POOL_STATS, POOL_STARTED };
+enum { POOL_EXEC = 1, POOL_SPEC, POOL_SIGNAL, POOL_STATUS, POOL_STOP, POOL_HELLO, POOL_TAKEN,
+       POOL_DONE };
+enum { POOL_MISS = 1, POOL_RESULT, POOL_STATS, POOL_STARTED, POOL_OFFER, POOL_NO_OFFER,
+       POOL_TIMEOUT };
 
 struct pool_req {
 	uint32_t type, proto;
@@ -54,6 +73,8 @@ struct pool_reply {
 	int32_t kind, status, err; /* enum cr_outcome_kind, exit code or signal, positive errno */
 	uint8_t oom_killed, pids_limit_hit, timed_out, want_spec;
 	uint32_t len;		   /* bytes of text after the header */
+	uint8_t fp[32];		   /* POOL_OFFER: the offered sandbox's policy */
+	uint32_t counters;	   /* POOL_OFFER: the oom and pids files follow the channels */
 };
 
 /* SHA-256 over everything of @p that shapes the sandbox (not argv, env, cwd, the timeout and
@@ -73,6 +94,10 @@ const char *cr_pool_unfit(const struct cr_policy *p);
 /* The pool's socket: $XDG_RUNTIME_DIR/corral/pool.sock, else pool.sock in corral's state
  * directory, from @env. @mkdir: create the directory (0700) if missing. Allocated in @ret. */
 int cr_pool_socket_path(char *const *env, bool mkdir, char **ret);
+
+/* The stock from pool.conf (pool-config.c) into @size, left alone when the file or its key is
+ * missing. 0, or -errno with "FILE:LINE: reason" in @msg. */
+int pool_config_size(char *const *env, unsigned *size, char *msg, size_t msg_size);
 
 /* Pack @n strings after @hdr_size bytes already in @buf (of CR_POOL_MAX_MSG). The total size,
  * or -E2BIG. */

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +163,7 @@ void pool_builder_stop(struct pool_state *ps)
 {
 	struct job j = { .type = JOB_QUIT };
 
+	pool_flush_spent(ps);
 	for (size_t i = 0; i < POOL_MAX_KEYS; i++)
 		for (struct pool_sandbox *sb = ps->keys[i].ready; sb; sb = sb->next) {
 			struct job f = { .type = JOB_FREE, .w = sb->w };
@@ -173,6 +175,29 @@ void pool_builder_stop(struct pool_state *ps)
 	send_job(ps, &j);
 	(void)pthread_join(ps->builder, NULL);
 	ps->builder_started = false;
+}
+
+void pool_park(struct pool_state *ps, struct pool_sandbox *sb)
+{
+	sb->next = ps->spent;
+	ps->spent = sb;
+	if (++ps->n_spent > POOL_MAX_SPENT)
+		pool_flush_spent(ps);
+}
+
+void pool_flush_spent(struct pool_state *ps)
+{
+	const struct cr_warm_ops *ops = cr_driver_native()->warm;
+	struct pool_sandbox *sb;
+
+	while ((sb = ps->spent)) {
+		ps->spent = sb->next;
+		/* pid 1 first: its worker's exit would let the zygote make another one */
+		(void)kill(ops->pid(sb->w), SIGKILL);
+		sb->e = ops->exec_free(sb->e);
+		pool_discard(ps, sb);
+	}
+	ps->n_spent = 0;
 }
 
 void pool_discard(struct pool_state *ps, struct pool_sandbox *sb)
@@ -187,8 +212,9 @@ void pool_discard(struct pool_state *ps, struct pool_sandbox *sb)
 void pool_refill(struct pool_state *ps, struct pool_key *k)
 {
 	struct job j = { .type = JOB_BUILD, .key = k };
+	unsigned want = ps->running && ps->size > 2 ? 2 : ps->size;
 
-	while (k->used && k->n_ready + k->n_building < ps->size) {
+	if (k->used && k->n_building == 0 && k->n_ready < want) {
 		k->n_building++;
 		send_job(ps, &j);
 	}
@@ -221,6 +247,7 @@ void pool_builder_done(struct pool_state *ps)
 		d.sb->next = k->ready;
 		k->ready = d.sb;
 		k->n_ready++;
+		pool_refill(ps, k); /* the next one, if the stock or the load wants it */
 	}
 }
 
@@ -232,6 +259,19 @@ struct pool_key *pool_key_find(struct pool_state *ps, const uint8_t fp[32])
 		if (ps->keys[i].used && memcmp(ps->keys[i].fp, fp, 32) == 0)
 			return &ps->keys[i];
 	return NULL;
+}
+
+struct pool_key *pool_key_recent(struct pool_state *ps)
+{
+	struct pool_key *best = NULL;
+
+	for (size_t i = 0; i < POOL_MAX_KEYS; i++) {
+		struct pool_key *k = &ps->keys[i];
+
+		if (k->used && k->n_ready && (!best || k->last_used_ms > best->last_used_ms))
+			best = k;
+	}
+	return best;
 }
 
 void pool_key_drop(struct pool_state *ps, struct pool_key *k)

@@ -32,6 +32,9 @@ struct conn {
 	uint64_t kill_after_ms;
 	int stops;	     /* 1: SIGTERM sent at the timeout, 2: SIGKILL too */
 	bool timed_out;
+	bool lent;	     /* @e's worker was offered to the client: its end goes there */
+	bool running;	     /* counted in ps.running */
+	bool done;	     /* POOL_DONE: the client read the command's end */
 	struct conn *next;
 };
 
@@ -53,7 +56,8 @@ static void conn_close(struct conn *c)
 	c->fd = -EBADF;
 }
 
-static int reply(int fd, const struct pool_reply *rp, const char *text, char *buf)
+static int reply_fds(int fd, const struct pool_reply *rp, const char *text, char *buf,
+		     const int *fds, size_t n_fds)
 {
 	struct pool_reply h = *rp;
 	size_t len = text ? strlen(text) : 0;
@@ -64,7 +68,12 @@ static int reply(int fd, const struct pool_reply *rp, const char *text, char *bu
 	memcpy(buf, &h, sizeof(h));
 	if (len)
 		memcpy(buf + sizeof(h), text, len);
-	return cr_send_fds(fd, buf, sizeof(h) + len, NULL, 0, 0);
+	return cr_send_fds(fd, buf, sizeof(h) + len, fds, n_fds, 0);
+}
+
+static int reply(int fd, const struct pool_reply *rp, const char *text, char *buf)
+{
+	return reply_fds(fd, rp, text, buf, NULL, 0);
 }
 
 static void miss(struct server *sv, struct conn *c, const char *why, bool want_spec)
@@ -144,6 +153,8 @@ static void on_exec(struct server *sv, struct conn *c, size_t n, int *fds, size_
 	}
 	c->key->served++;
 	sv->ps.served++;
+	sv->ps.running++;
+	c->running = true;
 	c->kill_after_ms = h.kill_after_ms;
 	if (h.timeout_ms)
 		c->deadline_ms = cr_now_ms() + (int64_t)h.timeout_ms;
@@ -183,10 +194,12 @@ static void on_status(struct server *sv, struct conn *c)
 
 	off = (size_t)snprintf(text, sizeof(text),
 			       "{\"pid\":%d,\"socket\":\"%s\",\"size\":%u,\"served\":%llu,"
-			       "\"missed\":%llu,\"built\":%llu,\"build_failed\":%llu,\"policies\":[",
+			       "\"missed\":%llu,\"built\":%llu,\"build_failed\":%llu,\"running\":%u,"
+			       "\"spent\":%u,\"policies\":[",
 			       (int)getpid(), ps->socket_path, ps->size,
 			       (unsigned long long)ps->served, (unsigned long long)ps->missed,
-			       (unsigned long long)ps->built, (unsigned long long)ps->build_failed);
+			       (unsigned long long)ps->built, (unsigned long long)ps->build_failed,
+			       ps->running, ps->n_spent);
 	for (size_t i = 0, first = 1; i < POOL_MAX_KEYS && off < sizeof(text); i++) {
 		const struct pool_key *k = &ps->keys[i];
 
@@ -202,6 +215,41 @@ static void on_status(struct server *sv, struct conn *c)
 	if (off < sizeof(text))
 		(void)snprintf(text + off, sizeof(text) - off, "]}");
 	(void)reply(c->fd, &rp, text, sv->buf);
+}
+
+/* @c's command no longer counts as running (count_running() updates the count). */
+static void stop_running(struct server *sv, struct conn *c)
+{
+	(void)sv;
+	c->running = false;
+}
+
+/* The commands running now, counted from the connections (a count kept by increments alone
+ * would stay wrong for good after one missed decrement, and the pool would never refill its
+ * stock). When none runs any more, the pool is idle: the used sandboxes are destroyed, then the
+ * stock of every policy is built up again. */
+static void count_running(struct server *sv)
+{
+	unsigned n = 0;
+	bool was_busy = sv->ps.running > 0;
+
+	for (struct conn *c = sv->conns; c; c = c->next)
+		n += c->running;
+	sv->ps.running = n;
+	if (n > 0 || !was_busy)
+		return;
+	pool_flush_spent(&sv->ps);
+	for (size_t i = 0; i < POOL_MAX_KEYS; i++)
+		pool_refill(&sv->ps, &sv->ps.keys[i]);
+}
+
+/* The command of @c is over (or abandoned): release it. */
+static void exec_done(struct server *sv, struct conn *c)
+{
+	if (!c->e)
+		return;
+	c->e = cr_driver_native()->warm->exec_free(c->e);
+	stop_running(sv, c);
 }
 
 /* The command's end: its outcome to the client, the sandbox to the builder to destroy. */
@@ -225,11 +273,82 @@ static void on_result(struct server *sv, struct conn *c)
 	/* Then the sandbox ends, before its pid 1 makes a worker nobody will use (its worker waits
 	 * until exec_free() lets go of the channel); the builder reaps it and removes its cgroup. */
 	(void)kill(ops->pid(c->sb->w), SIGKILL);
-	c->e = ops->exec_free(c->e);
+	exec_done(sv, c);
 	pool_discard(&sv->ps, TAKE_PTR(c->sb));
 	/* Its replacement, once the command is over: not on its CPU. */
 	pool_refill(&sv->ps, c->key);
 	conn_close(c);
+}
+
+/* POOL_HELLO: offer the client a ready sandbox of the policy used last, its worker's channels
+ * lent, so that the command goes from the client straight to the runner and its end from the
+ * worker straight to the client. */
+static void on_hello(struct server *sv, struct conn *c)
+{
+	const struct cr_warm_ops *ops = cr_driver_native()->warm;
+	struct pool_reply rp = { .type = POOL_NO_OFFER };
+	struct pool_key *k = pool_key_recent(&sv->ps);
+	int fds[4] = { -EBADF, -EBADF, -EBADF, -EBADF };
+	size_t n = 2;
+	char why[256];
+	int r;
+
+	c->sb = k ? pool_key_take(&sv->ps, k, why, sizeof(why)) : NULL;
+	if (c->sb && ops->lend(c->sb->w, &c->e, fds) < 0)
+		pool_discard(&sv->ps, TAKE_PTR(c->sb));
+	if (!c->sb) {
+		if (k)
+			pool_refill(&sv->ps, k);
+		(void)reply(c->fd, &rp, NULL, sv->buf);
+		return;
+	}
+	c->key = k;
+	c->lent = true;
+	ops->counter_fds(c->sb->w, fds + 2);
+	if (fds[2] >= 0 && fds[3] >= 0) {
+		rp.counters = 1;
+		n = 4;
+	}
+	rp.type = POOL_OFFER;
+	memcpy(rp.fp, k->fp, sizeof(rp.fp));
+	r = reply_fds(c->fd, &rp, k->enforced, sv->buf, fds, n);
+	for (size_t i = 0; i < ELEMENTSOF(fds); i++)
+		if (fds[i] >= 0)
+			(void)close(fds[i]);
+	if (r < 0) { /* the client waits for an answer: none offered, the sandbox discarded */
+		c->e = ops->exec_free(c->e);
+		pool_discard(&sv->ps, TAKE_PTR(c->sb));
+		c->lent = false;
+		(void)reply(c->fd, &(struct pool_reply){ .type = POOL_NO_OFFER }, NULL, sv->buf);
+	}
+}
+
+/* POOL_TAKEN: the client sent its command to the offered sandbox; the pool keeps its timeout. */
+static void on_taken(struct server *sv, struct conn *c, const struct pool_req *h)
+{
+	if (!c->lent || c->running || !c->e)
+		return;
+	c->running = true;
+	sv->ps.running++;
+	c->key->served++;
+	sv->ps.served++;
+	c->kill_after_ms = h->kill_after_ms;
+	if (h->timeout_ms)
+		c->deadline_ms = cr_now_ms() + (int64_t)h->timeout_ms;
+}
+
+/* POOL_EXEC after an offer the client did not take (another policy): the offered sandbox's
+ * channels have left the pool, so it is discarded; then the request as any other. */
+static void on_exec_after_offer(struct server *sv, struct conn *c, size_t n, int *fds,
+				size_t n_fds)
+{
+	(void)kill(cr_driver_native()->warm->pid(c->sb->w), SIGKILL);
+	c->e = cr_driver_native()->warm->exec_free(c->e);
+	pool_discard(&sv->ps, TAKE_PTR(c->sb));
+	pool_refill(&sv->ps, c->key);
+	c->lent = false;
+	c->key = NULL;
+	on_exec(sv, c, n, fds, n_fds);
 }
 
 static void on_signal(struct conn *c, const struct pool_req *h)
@@ -240,9 +359,21 @@ static void on_signal(struct conn *c, const struct pool_req *h)
 
 static void conn_drop(struct server *sv, struct conn *c)
 {
-	const struct cr_warm_ops *ops = cr_driver_native()->warm;
-
-	c->e = ops->exec_free(c->e); /* the worker takes it as SIGKILL */
+	/* A lent sandbox whose command the client saw end waits for an idle moment, its worker
+	 * held (its pid namespace is empty already); any other goes at once. */
+	if (c->lent && c->sb && c->done && c->running) {
+		c->sb->e = TAKE_PTR(c->e);
+		pool_park(&sv->ps, TAKE_PTR(c->sb));
+		stop_running(sv, c);
+		pool_refill(&sv->ps, c->key);
+		conn_close(c);
+		return;
+	}
+	/* The worker takes the end of its channels as SIGKILL; a lent one's pid 1 goes at once,
+	 * whatever the client did with its copies. */
+	if (c->lent && c->sb)
+		(void)kill(cr_driver_native()->warm->pid(c->sb->w), SIGKILL);
+	exec_done(sv, c);
 	if (c->sb) {
 		pool_discard(&sv->ps, TAKE_PTR(c->sb));
 		pool_refill(&sv->ps, c->key);
@@ -280,8 +411,16 @@ static void on_conn(struct server *sv, struct conn *c)
 		miss(sv, c, "the pool speaks another protocol: restart it", false);
 	else if (h.type == POOL_SIGNAL)
 		on_signal(c, &h);
+	else if (h.type == POOL_TAKEN)
+		on_taken(sv, c, &h);
+	else if (h.type == POOL_DONE)
+		c->done = c->lent && c->running;
+	else if (h.type == POOL_EXEC && c->lent && !c->running)
+		on_exec_after_offer(sv, c, (size_t)n, fds, n_fds);
 	else if (c->e || c->sb)
 		; /* one command per connection */
+	else if (h.type == POOL_HELLO)
+		on_hello(sv, c);
 	else if (h.type == POOL_EXEC)
 		on_exec(sv, c, (size_t)n, fds, n_fds);
 	else if (h.type == POOL_SPEC)
@@ -323,10 +462,13 @@ static void on_accept(struct server *sv)
 }
 
 /* The timeout, as a cold run's pid 1 keeps it: SIGTERM, then SIGKILL --kill-after later. */
-static void on_deadline(struct conn *c)
+static void on_deadline(struct server *sv, struct conn *c)
 {
 	const struct cr_warm_ops *ops = cr_driver_native()->warm;
 
+	/* A lent worker reports its end to the client: the client learns of the timeout first. */
+	if (c->lent && !c->timed_out)
+		(void)reply(c->fd, &(struct pool_reply){ .type = POOL_TIMEOUT }, NULL, sv->buf);
 	c->timed_out = true;
 	(void)ops->exec_kill(c->e, c->stops == 0 ? SIGTERM : SIGKILL);
 	c->stops++;
@@ -370,7 +512,7 @@ static int loop_once(struct server *sv, struct pollfd *p, struct conn **who)
 	for (struct conn *c = sv->conns; c; c = c->next) {
 		who[n] = c;
 		p[n++] = (struct pollfd){ .fd = c->fd, .events = POLLIN };
-		if (c->e) {
+		if (c->e && !c->lent) {
 			who[n] = c;
 			p[n++] = (struct pollfd){ .fd = ops->exec_fd(c->e), .events = POLLIN };
 		}
@@ -386,14 +528,15 @@ static int loop_once(struct server *sv, struct pollfd *p, struct conn **who)
 			continue;
 		if (p[i].fd == c->fd)
 			on_conn(sv, c);
-		else if (c->e)
+		else if (c->e && !c->lent)
 			on_result(sv, c);
 	}
 	now = cr_now_ms();
 	for (struct conn *c = sv->conns; c; c = c->next)
 		if (c->e && c->fd >= 0 && c->deadline_ms && c->deadline_ms <= now)
-			on_deadline(c);
+			on_deadline(sv, c);
 	reap_conns(sv);
+	count_running(sv);
 	if (p[0].revents)
 		on_accept(sv);
 	return 0;

@@ -17,6 +17,7 @@
 /* Paths whose identity (device, inode) a sandbox was built against: the workspace, the
  * --ro/--rw/--hide paths, the pins. */
 #define POOL_MAX_SNAP 64
+#define POOL_MAX_SPENT 64
 
 struct pool_snap {
 	size_t n;
@@ -29,6 +30,7 @@ struct pool_snap {
 
 struct pool_sandbox {
 	struct cr_warm *w;
+	struct cr_exec *e; /* spent: its lent worker, held so that the zygote makes no other */
 	struct pool_snap snap;
 	struct pool_sandbox *next;
 };
@@ -51,9 +53,12 @@ struct pool_key {
 };
 
 struct pool_state {
-	unsigned size; /* sandboxes kept ready per policy */
+	unsigned size;	  /* sandboxes kept ready per policy (the stock) */
+	unsigned running; /* commands running in the pool's sandboxes now */
 	char *socket_path;
 	struct pool_key keys[POOL_MAX_KEYS];
+	struct pool_sandbox *spent; /* used, their commands over: destroyed when the pool is idle */
+	unsigned n_spent;
 	int job[2], done[2]; /* pipes: to the builder, from it */
 	pthread_t builder;
 	bool builder_started;
@@ -71,8 +76,16 @@ int pool_builder_start(struct pool_state *ps);
 void pool_builder_stop(struct pool_state *ps);
 /* Take what the builder finished (done_r is readable). */
 void pool_builder_done(struct pool_state *ps);
-/* Ask for sandboxes until @k has ps->size ready or being built. */
+/* Ask for the next sandbox of @k, if it needs one: one build at a time (the builder's next
+ * one is asked for when it ends), up to ps->size ready while no command runs, but only up to two
+ * ready while commands run (a sustained load keeps the builder busy), so that a burst served from the stock does not share its CPU with
+ * the stock's refill. */
 void pool_refill(struct pool_state *ps, struct pool_key *k);
+/* Keep a used sandbox whose command is over, to destroy when the pool is idle (at most
+ * POOL_MAX_SPENT: past that, all at once). */
+void pool_park(struct pool_state *ps, struct pool_sandbox *sb);
+/* Destroy the parked sandboxes. */
+void pool_flush_spent(struct pool_state *ps);
 /* Hand a used or stale sandbox to the builder to destroy. */
 void pool_discard(struct pool_state *ps, struct pool_sandbox *sb);
 
@@ -83,6 +96,8 @@ int pool_door_build(int argc, char **argv, char *const *env, struct cr_policy *r
 		    size_t size);
 void pool_door_snap(const struct cr_policy *p, struct pool_snap *ret);
 
+/* The most recently used key with a sandbox ready, or NULL: what a client is offered. */
+struct pool_key *pool_key_recent(struct pool_state *ps);
 /* The key with fingerprint @fp, or NULL. */
 struct pool_key *pool_key_find(struct pool_state *ps, const uint8_t fp[32]);
 /* Build the policy of a POOL_SPEC (@msg, @size bytes; taken over) as `corral run` would, gate

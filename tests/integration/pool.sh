@@ -191,6 +191,8 @@ for m in $MODES; do
 	RC=$?
 	is "$m: a denied run with a pool running: 126, the command never ran" \
 		'[ "$RC" = 126 ] && [ -z "$OUT" ]'
+	# (the sandbox it was offered is discarded, not offered again: wait for the next one)
+	wait_for ready "$m" "$ws"
 	prun "$m" "$ws" "$CR_OUT/st.json" -- sh -c 'echo after'
 	is "$m: control: the next run goes through the pool, its status with the sandbox's report" \
 		'[ "$OUT" = after ] && via "$CR_OUT/st.json" pool && grep -q "\"enforced\":{\"namespaces\"" "$CR_OUT/st.json"'
