@@ -35,6 +35,9 @@ struct conn {
 	bool lent;	     /* @e's worker was offered to the client: its end goes there */
 	bool running;	     /* counted in ps.running */
 	bool done;	     /* POOL_DONE: the client read the command's end */
+	bool stale;	     /* on_hello() found the stock of the policy stale_fp names stale
+			      * (pool_key_take()): the reason its request's miss gives */
+	uint8_t stale_fp[32];
 	struct conn *next;
 };
 
@@ -136,6 +139,10 @@ static void on_exec(struct server *sv, struct conn *c, size_t n, int *fds, size_
 	if (!c->sb) {
 		pool_refill(&sv->ps, c->key);
 		free(s);
+		/* the offer's look at this key already found its stock stale: that is why */
+		if (c->stale && memcmp(c->stale_fp, h.fp, sizeof(c->stale_fp)) == 0)
+			(void)snprintf(why, sizeof(why),
+				       "a path of the policy changed since the sandboxes were built");
 		return miss(sv, c, why, false);
 	}
 	/* argv, its NULL, then envp: shift the environment one up */
@@ -294,6 +301,10 @@ static void on_hello(struct server *sv, struct conn *c)
 	int r;
 
 	c->sb = k ? pool_key_take(&sv->ps, k, why, sizeof(why)) : NULL;
+	if (k && !c->sb && strstr(why, "changed since")) {
+		c->stale = true;
+		memcpy(c->stale_fp, k->fp, sizeof(c->stale_fp));
+	}
 	if (c->sb && ops->lend(c->sb->w, &c->e, fds) < 0)
 		pool_discard(&sv->ps, TAKE_PTR(c->sb));
 	if (!c->sb) {
