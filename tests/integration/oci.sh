@@ -258,6 +258,20 @@ for m in $MODES; do
 	is "$m: kill of a stopped container fails" '[ "$RC" = 1 ] && [[ $ERR == *"not running"* ]]'
 	oci "$m" --root "$broot" delete sleeper
 
+	# runtime-spec: process is optional at create and required at start
+	mkdir -p "$bb/noproc"
+	python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); del c["process"]; json.dump(c, open(sys.argv[2], "w"))' \
+		"$bb/life/config.json" "$bb/noproc/config.json"
+	chmod -R a+rX "$bb"
+	run_box "$m" "$broot" "$bb/noproc" noproc
+	is "$m: create takes a config.json without process: the container is created" \
+		'[ "$(box_status "$m" "$broot" noproc)" = created ]'
+	oci "$m" --root "$broot" start noproc
+	is "$m: start of a container without process fails, saying so, and the container is stopped" \
+		'[ "$RC" = 1 ] && [[ $ERR == *"config.json has no process"* ]] && [ "$(box_status "$m" "$broot" noproc)" = stopped ] && [ ! -s "$BOX_OUT" ]'
+	oci "$m" --root "$broot" delete noproc
+	is "$m: delete then removes it" '[ "$RC" = 0 ] && [ ! -e "$broot/noproc" ]'
+
 	run_box "$m" "$broot" "$bb/tree" tree
 	mpid=$(cat "$BOX_PIDFILE" 2>/dev/null)
 	oci "$m" --root "$broot" start tree
