@@ -279,12 +279,15 @@ int oci_cmd_delete(const struct oci_opts *o, int argc, char **argv)
 	r = load(o, "delete", argv[i], &b);
 	if (r != 0)
 		return r;
-	if (b.st.status == CR_OCI_RUNNING && !force) {
-		oci_error(o, "delete %s: the container is running (stop it, or delete --force)", argv[i]);
+	/* runtime-spec: deleting a container that is not stopped fails and changes nothing. A
+	 * created one too: engines delete without --force only once the process has ended (their
+	 * `kill`, or the exit they reaped), and with --force otherwise (docs/oci.md) */
+	if ((b.st.status == CR_OCI_RUNNING || b.st.status == CR_OCI_CREATED) && !force) {
+		oci_error(o, "delete %s: the container is %s, not stopped (kill it first, or delete --force)",
+			  argv[i], cr_oci_status_name(b.st.status));
 		cr_oci_state_done(&b.st);
 		return OCI_EXIT_FAILED;
 	}
-	/* a created one goes too, as engines expect: its process never ran */
 	if (init_alive(&b))
 		(void)signal_box(&b, SIGKILL, true);
 	/* the monitor cleans the sandbox's cgroup and mounts as it ends */

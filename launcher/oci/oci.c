@@ -51,7 +51,7 @@ static const char usage[] =
 	"                   signal the container's process (--all: each of its processes);\n"
 	"                   SIGNAL as 15, TERM or SIGTERM (default SIGTERM)\n"
 	"  delete [--force] ID\n"
-	"                   remove a stopped or created container (--force: a running one too,\n"
+	"                   remove a stopped container (--force: a created or running one too,\n"
 	"                   killing everything in it)\n"
 	"  ps --format json ID\n"
 	"                   the host pids of the container's processes (JSON array)\n"

@@ -258,6 +258,20 @@ for m in $MODES; do
 	is "$m: kill of a stopped container fails" '[ "$RC" = 1 ] && [[ $ERR == *"not running"* ]]'
 	oci "$m" --root "$broot" delete sleeper
 
+	# runtime-spec: delete of a container that is not stopped fails and has no effect, a
+	# created one too (engines kill first, or pass --force); beside it, the same container
+	# killed then deleted
+	run_box "$m" "$broot" "$bb/life" made
+	ipid=$(json_get "$(cat "$broot/made/state.json")" 'd["init_pid"]')
+	oci "$m" --root "$broot" delete made
+	is "$m: delete of a created container without --force is refused, and it stays created with its process waiting" \
+		'[ "$RC" = 1 ] && [[ $ERR == *"is created, not stopped"* ]] && [ "$(box_status "$m" "$broot" made)" = created ] && [ -e "/proc/$ipid" ] && [ ! -e "$BOX_RES" ]'
+	oci "$m" --root "$broot" kill made KILL
+	wait_for test -e "$BOX_RES"
+	oci "$m" --root "$broot" delete made
+	is "$m: the same container killed is stopped, and delete removes it" \
+		'[ "$RC" = 0 ] && [ "$(cat "$BOX_RES")" = "signaled 9" ] && [ ! -e "$broot/made" ] && [ ! -e "/proc/$ipid" ]'
+
 	# runtime-spec: process is optional at create and required at start
 	mkdir -p "$bb/noproc"
 	python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); del c["process"]; json.dump(c, open(sys.argv[2], "w"))' \
