@@ -272,6 +272,20 @@ for m in $MODES; do
 	is "$m: the same container killed is stopped, and delete removes it" \
 		'[ "$RC" = 0 ] && [ "$(cat "$BOX_RES")" = "signaled 9" ] && [ ! -e "$broot/made" ] && [ ! -e "/proc/$ipid" ]'
 
+	# RLIMIT_CORE stays 0 (corral's floor) when config.json asks for cores, and create says so;
+	# beside it, RLIMIT_NOFILE as asked
+	mkdir -p "$bb/core"
+	python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["process"]["args"][2] = "echo core=$(ulimit -c) nofile=$(ulimit -n)"; c["process"]["rlimits"] += [{"type": "RLIMIT_CORE", "hard": 4294967296, "soft": 3221225472}]; json.dump(c, open(sys.argv[2], "w"))' \
+		"$bb/life/config.json" "$bb/core/config.json"
+	chmod -R a+rX "$bb"
+	run_box "$m" "$broot" "$bb/core" core
+	oci "$m" --root "$broot" start core
+	wait_for test -e "$BOX_RES"
+	OUT=$(cat "$BOX_OUT")
+	is "$m: process.rlimits asking for core dumps: create warns (RLIMIT_CORE is 0 in every corral container) and the process has RLIMIT_CORE 0, beside RLIMIT_NOFILE as asked" \
+		'grep -q "warning: create core: process.rlimits\[1\]: RLIMIT_CORE is 0 in every corral container" <<<"$OUT" && grep -qx "core=0 nofile=1024" <<<"$OUT"'
+	oci "$m" --root "$broot" delete core
+
 	# runtime-spec: process is optional at create and required at start
 	mkdir -p "$bb/noproc"
 	python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); del c["process"]; json.dump(c, open(sys.argv[2], "w"))' \
