@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -131,6 +132,18 @@ static int resolve_pod(const struct oci_opts *o, struct cr_oci_config *config, c
 	return oci_pod_resolve(root, config, paths, err, size);
 }
 
+/* corral's floor sets RLIMIT_CORE to 0 in every sandbox (no core dumps): said when config.json
+ * asks for more, not followed. */
+static void warn_core(const struct oci_opts *o, const struct create_opts *c,
+		      const struct cr_oci_process *p)
+{
+	for (size_t i = 0; i < p->n_rlimits; i++)
+		if (p->rlimits[i].resource == RLIMIT_CORE && p->rlimits[i].hard > 0)
+			oci_error(o, "warning: create %s: process.rlimits[%zu]: RLIMIT_CORE is 0 in every corral container (no core dumps), not soft %llu, hard %llu",
+				  c->id, i, (unsigned long long)p->rlimits[i].soft,
+				  (unsigned long long)p->rlimits[i].hard);
+}
+
 static int load(const struct oci_opts *o, const struct create_opts *c, struct cr_oci_config *config,
 		struct cr_policy *policy, char **ret_bundle)
 {
@@ -171,6 +184,7 @@ static int load(const struct oci_opts *o, const struct create_opts *c, struct cr
 			  err[0] ? err : strerror(-r));
 		return OCI_EXIT_FAILED;
 	}
+	warn_core(o, c, &config->process);
 	if (note[0]) /* also in status.json (run.c) */
 		oci_error(o, "warning: create %s: %s", c->id, note);
 	*ret_bundle = TAKE_PTR(bundle);

@@ -125,6 +125,23 @@ static void wait_exec(pid_t init)
 	}
 }
 
+/* create took a config.json without process (runtime-spec: optional there, required at start):
+ * such a container can never run, so start, which must fail, ends its waiting pid 1 and waits
+ * (5 s at most) for the monitor to clean up after it; the container is then stopped. */
+static int refuse_no_process(const struct oci_opts *o, const struct box *b, const char *id)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(b->st.doc, "no_process", &v) || !json_object_get_boolean(v))
+		return 0;
+	oci_error(o, "start %s: config.json has no process, which start needs (runtime-spec); the container is stopped",
+		  id);
+	if (init_alive(b))
+		(void)kill(b->init, SIGKILL);
+	(void)oci_wait_gone(b->st.pid, b->st.pid_start_time, 5000);
+	return OCI_EXIT_FAILED;
+}
+
 int oci_cmd_start(const struct oci_opts *o, int argc, char **argv)
 {
 	char err[256], path[PATH_MAX + 64];
@@ -142,6 +159,11 @@ int oci_cmd_start(const struct oci_opts *o, int argc, char **argv)
 			  cr_oci_status_name(b.st.status));
 		cr_oci_state_done(&b.st);
 		return OCI_EXIT_FAILED;
+	}
+	r = refuse_no_process(o, &b, argv[1]);
+	if (r != 0) {
+		cr_oci_state_done(&b.st);
+		return r;
 	}
 	(void)snprintf(path, sizeof(path), "%s/%s/exec.fifo", b.root, argv[1]);
 	/* no reader (ENXIO): the first process is gone, or was started already */
@@ -257,12 +279,15 @@ int oci_cmd_delete(const struct oci_opts *o, int argc, char **argv)
 	r = load(o, "delete", argv[i], &b);
 	if (r != 0)
 		return r;
-	if (b.st.status == CR_OCI_RUNNING && !force) {
-		oci_error(o, "delete %s: the container is running (stop it, or delete --force)", argv[i]);
+	/* runtime-spec: deleting a container that is not stopped fails and changes nothing. A
+	 * created one too: engines delete without --force only once the process has ended (their
+	 * `kill`, or the exit they reaped), and with --force otherwise (docs/oci.md) */
+	if ((b.st.status == CR_OCI_RUNNING || b.st.status == CR_OCI_CREATED) && !force) {
+		oci_error(o, "delete %s: the container is %s, not stopped (kill it first, or delete --force)",
+			  argv[i], cr_oci_status_name(b.st.status));
 		cr_oci_state_done(&b.st);
 		return OCI_EXIT_FAILED;
 	}
-	/* a created one goes too, as engines expect: its process never ran */
 	if (init_alive(&b))
 		(void)signal_box(&b, SIGKILL, true);
 	/* the monitor cleans the sandbox's cgroup and mounts as it ends */

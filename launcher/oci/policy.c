@@ -636,6 +636,11 @@ static int refuse_unimplemented(const struct cr_oci_config *c, char *err, size_t
 	return 0;
 }
 
+/* The command of a container whose config.json has no process (runtime-spec: optional at create,
+ * required at start): pid 1 is made and waits as for any other, `start` refuses and ends it
+ * (lifecycle.c); were it ever released, "/" cannot be executed. */
+static const struct cr_oci_strv no_process = { .v = (const char *[]){ "/" }, .n = 1 };
+
 int cr_oci_policy_build(const struct cr_oci_config *c, const char *bundle,
 			const struct cr_oci_caller *caller, struct cr_policy *ret, char *err,
 			size_t size)
@@ -653,8 +658,6 @@ int cr_oci_policy_build(const struct cr_oci_config *c, const char *bundle,
 			.userns_fd = -1, .userns2_fd = -1, .pidns_fd = -1 },
 	};
 	err[0] = '\0';
-	if (!pr->present)
-		return fail(err, size, -EINVAL, "process: is required to create a container");
 	r = refuse_unimplemented(c, err, size);
 	r = r ?: add_namespaces(ret, c, err, size);
 	r = r ?: cr_oci_userns_apply(c, caller->host_root, caller->userns, ret, err, size);
@@ -666,7 +669,7 @@ int cr_oci_policy_build(const struct cr_oci_config *c, const char *bundle,
 	r = r ?: add_filesystem(ret, c, bundle, caller, err, size);
 	r = r ?: add_limits(ret, c, err, size);
 	r = r ?: cr_oci_seccomp_compile(&c->seccomp, ret, err, size);
-	r = r ?: copy_strv(&pr->args, &ret->argv);
+	r = r ?: copy_strv(pr->present ? &pr->args : &no_process, &ret->argv);
 	r = r ?: copy_strv(&pr->env, &ret->env);
 	if (r >= 0 && !(ret->cwd = strdup(pr->cwd ? pr->cwd : "/")))
 		r = -ENOMEM;

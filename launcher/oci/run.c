@@ -64,6 +64,9 @@ static json_object *state_doc(const struct monitor *m, const char *status, pid_t
 	/* the container's first process, which kill signals */
 	r = r ?: cr_json_add(o, "init_pid", json_object_new_int(init));
 	r = r ?: cr_json_add(o, "init_start_time", json_object_new_uint64(oci_start_time(init)));
+	/* config.json has no process: start refuses (lifecycle.c) */
+	if (r >= 0 && !m->config->process.present)
+		r = cr_json_add(o, "no_process", json_object_new_boolean(1));
 	/* the caller's cgroup the container was placed in, which delete removes */
 	if (r >= 0 && m->policy->limits.cgroup_path[0])
 		r = cr_json_add(o, "cgroups_path",

@@ -258,6 +258,48 @@ for m in $MODES; do
 	is "$m: kill of a stopped container fails" '[ "$RC" = 1 ] && [[ $ERR == *"not running"* ]]'
 	oci "$m" --root "$broot" delete sleeper
 
+	# runtime-spec: delete of a container that is not stopped fails and has no effect, a
+	# created one too (engines kill first, or pass --force); beside it, the same container
+	# killed then deleted
+	run_box "$m" "$broot" "$bb/life" made
+	ipid=$(json_get "$(cat "$broot/made/state.json")" 'd["init_pid"]')
+	oci "$m" --root "$broot" delete made
+	is "$m: delete of a created container without --force is refused, and it stays created with its process waiting" \
+		'[ "$RC" = 1 ] && [[ $ERR == *"is created, not stopped"* ]] && [ "$(box_status "$m" "$broot" made)" = created ] && [ -e "/proc/$ipid" ] && [ ! -e "$BOX_RES" ]'
+	oci "$m" --root "$broot" kill made KILL
+	wait_for test -e "$BOX_RES"
+	oci "$m" --root "$broot" delete made
+	is "$m: the same container killed is stopped, and delete removes it" \
+		'[ "$RC" = 0 ] && [ "$(cat "$BOX_RES")" = "signaled 9" ] && [ ! -e "$broot/made" ] && [ ! -e "/proc/$ipid" ]'
+
+	# RLIMIT_CORE stays 0 (corral's floor) when config.json asks for cores, and create says so;
+	# beside it, RLIMIT_NOFILE as asked
+	mkdir -p "$bb/core"
+	python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["process"]["args"][2] = "echo core=$(ulimit -c) nofile=$(ulimit -n)"; c["process"]["rlimits"] += [{"type": "RLIMIT_CORE", "hard": 4294967296, "soft": 3221225472}]; json.dump(c, open(sys.argv[2], "w"))' \
+		"$bb/life/config.json" "$bb/core/config.json"
+	chmod -R a+rX "$bb"
+	run_box "$m" "$broot" "$bb/core" core
+	oci "$m" --root "$broot" start core
+	wait_for test -e "$BOX_RES"
+	OUT=$(cat "$BOX_OUT")
+	is "$m: process.rlimits asking for core dumps: create warns (RLIMIT_CORE is 0 in every corral container) and the process has RLIMIT_CORE 0, beside RLIMIT_NOFILE as asked" \
+		'grep -q "warning: create core: process.rlimits\[1\]: RLIMIT_CORE is 0 in every corral container" <<<"$OUT" && grep -qx "core=0 nofile=1024" <<<"$OUT"'
+	oci "$m" --root "$broot" delete core
+
+	# runtime-spec: process is optional at create and required at start
+	mkdir -p "$bb/noproc"
+	python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); del c["process"]; json.dump(c, open(sys.argv[2], "w"))' \
+		"$bb/life/config.json" "$bb/noproc/config.json"
+	chmod -R a+rX "$bb"
+	run_box "$m" "$broot" "$bb/noproc" noproc
+	is "$m: create takes a config.json without process: the container is created" \
+		'[ "$(box_status "$m" "$broot" noproc)" = created ]'
+	oci "$m" --root "$broot" start noproc
+	is "$m: start of a container without process fails, saying so, and the container is stopped" \
+		'[ "$RC" = 1 ] && [[ $ERR == *"config.json has no process"* ]] && [ "$(box_status "$m" "$broot" noproc)" = stopped ] && [ ! -s "$BOX_OUT" ]'
+	oci "$m" --root "$broot" delete noproc
+	is "$m: delete then removes it" '[ "$RC" = 0 ] && [ ! -e "$broot/noproc" ]'
+
 	run_box "$m" "$broot" "$bb/tree" tree
 	mpid=$(cat "$BOX_PIDFILE" 2>/dev/null)
 	oci "$m" --root "$broot" start tree

@@ -127,6 +127,26 @@ static void test_runc_spec(void **state)
 }
 
 /* process.noNewPrivileges and the capability sets as config.json gives them */
+/* runtime-spec: process is optional at create (start refuses it, lifecycle.c): the container is
+ * built around a command that is never released and that could not run */
+static void test_no_process(void **state)
+{
+	struct cr_oci_config c;
+	struct cr_policy p;
+	char err[512] = "";
+	int r = build(FIX("runc-spec.json"), "\"process\"", "\"x-process\"", 0, &c, &p, err,
+		      sizeof(err));
+
+	assert_int_equal(r, 0);
+	assert_false(c.process.present);
+	assert_string_equal(p.argv[0], "/");
+	assert_null(p.argv[1]);
+	assert_null(p.env[0]);
+	assert_string_equal(p.cwd, "/");
+	done(&c, &p);
+	(void)state;
+}
+
 static void test_privileges(void **state)
 {
 	const uint64_t kept = (1ull << 29) | (1ull << 5) | (1ull << 10);
@@ -474,6 +494,7 @@ int main(void)
 		cmocka_unit_test(test_idmaps),
 		cmocka_unit_test(test_lsm),
 		cmocka_unit_test(test_runc_spec),
+		cmocka_unit_test(test_no_process),
 		cmocka_unit_test(test_privileges),
 		cmocka_unit_test(test_rootless),
 		cmocka_unit_test(test_userns_modes),
