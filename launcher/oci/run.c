@@ -26,6 +26,7 @@
 #include "launcher/outcome.h"
 #include "launcher/status.h"
 #include "lsm.h"
+#include "oom-mark.h"
 #include "run.h"
 #include "state.h"
 #include "sysctl.h"
@@ -178,6 +179,19 @@ static void write_status(const struct monitor *m, const struct cr_driver *drv, s
 		(void)oci_write_json(m->dfd, "status.json", st);
 }
 
+/* The kernel OOM-killed a process of the container: the engine's mark in the bundle (podman's
+ * State.OOMKilled), before the monitor's exit tells the engine it ended. */
+static void mark_oom(const struct monitor *m)
+{
+	char err[PATH_MAX + 64], why[sizeof(err) + 64];
+
+	if (cr_oci_oom_mark(m->bundle, err, sizeof(err)) >= 0)
+		return;
+	(void)snprintf(why, sizeof(why), "%s: OOM-killed, but no mark for the engine: %s", m->id,
+		       err);
+	oci_log_warning(m->o, why);
+}
+
 /* End as the container's process ended: its exit code, or killed by its signal. */
 static _Noreturn void exit_like(const struct cr_outcome *out)
 {
@@ -316,6 +330,8 @@ static _Noreturn void monitor_main(struct monitor *m)
 		report(m, "the container ended before it was made");
 	if (r >= 0)
 		write_status(m, drv, run, &out);
+	if (r >= 0 && out.oom_killed)
+		mark_oom(m);
 	drv->run_free(run);
 	if (r < 0)
 		_exit(1);

@@ -561,6 +561,23 @@ c = json.load(open(sys.argv[1])); exec(sys.argv[2]); json.dump(c, open(sys.argv[
 		is "root: a memory hog over memory.limit in its cgroupsPath is OOM-killed, and status.json says oom_killed" \
 			'! grep -q SURVIVED "$BOX_OUT" && [ "$(json_get "$(cat "$broot/oom/status.json")" "d[\"oom_killed\"]")" = True ]'
 		oci "$m" --root "$broot" delete oom
+		# podman's convention: a file "oom" in the bundle is the OOM kill seen, there before the
+		# engine reaps the monitor (the reaper's result); a kill that is not an OOM leaves none
+		OUT="$OUT; bundle: $(ls "$bb/oom")"
+		is "root: the OOM kill leaves the engine's mark, oom in the bundle, before the monitor's exit" \
+			'[ -f "$bb/oom/oom" ] && [ ! -L "$bb/oom/oom" ]'
+		make_bundle "$m" "$bb/oomkill" "$rootfs" 'echo up; sleep 30'
+		config_set "$bb/oomkill" 'c["linux"]["cgroupsPath"] = "'"$cgp"'"; c["linux"]["resources"] = {"memory": {"limit": 33554432, "swap": 33554432}, "devices": [{"allow": True, "access": "rwm"}]}'
+		chmod -R a+rX "$bb"
+		run_box "$m" "$broot" "$bb/oomkill" oomkill
+		oci "$m" --root "$broot" start oomkill
+		wait_for grep -q up "$BOX_OUT"
+		oci "$m" --root "$broot" kill oomkill 9
+		wait_for test -e "$BOX_RES"
+		OUT="res: $(cat "$BOX_RES"); bundle: $(ls "$bb/oomkill"); status: $(cat "$broot/oomkill/status.json" 2>/dev/null)"
+		is "root: the same limit and a SIGKILL (exit 137, no OOM): no mark in the bundle, oom_killed false" \
+			'[[ $(cat "$BOX_RES") == "signaled 9"* ]] && [ ! -e "$bb/oomkill/oom" ] && [ "$(json_get "$(cat "$broot/oomkill/status.json")" "d[\"oom_killed\"]")" = False ]'
+		oci "$m" --root "$broot" delete oomkill
 		# what this host cannot apply fails create, naming the field (and leaves no cgroup)
 		for f in 'c["linux"]["resources"] = {"network": {"classID": 1048577}}|linux.resources.network.classID|/sys/fs/cgroup/net_cls' \
 			'c["linux"]["resources"] = {"blockIO": {"weight": 500}}|linux.resources.blockIO.weight|/sys/fs/cgroup/blkio/blkio.weight' \

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include "launcher/oci/annotations.h"
 #include "launcher/oci/bundle.h"
 #include "launcher/oci/features.h"
+#include "launcher/oci/oom-mark.h"
 #include "launcher/oci/state.h"
 
 #define FIX(name) CR_OCI_FIXTURES "/" name
@@ -683,6 +685,33 @@ static void test_root_default(void **state)
 	assert_int_equal(cr_oci_root_default(env_none, buf, sizeof(buf), err, sizeof(err)), -ENOENT);
 }
 
+/* The OOM mark: an empty bundle/oom, kept when there; a symlink named oom is not followed (its
+ * target is not made); a bundle that is not there is an error naming it. */
+static void test_oom_mark(void **state)
+{
+	char dir[] = "/tmp/cr-oom-mark-XXXXXX", path[64], target[64], err[256] = "";
+	struct stat st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	(void)snprintf(path, sizeof(path), "%s/oom", dir);
+	(void)snprintf(target, sizeof(target), "%s/elsewhere", dir);
+	assert_int_equal(cr_oci_oom_mark(dir, err, sizeof(err)), 0);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_size, 0);
+	assert_int_equal(cr_oci_oom_mark(dir, err, sizeof(err)), 0); /* kept */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink(target, path), 0);
+	assert_int_equal(cr_oci_oom_mark(dir, err, sizeof(err)), -ELOOP);
+	assert_non_null(strstr(err, "/oom: "));
+	assert_int_equal(access(target, F_OK), -1);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(cr_oci_oom_mark(dir, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, dir));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -700,6 +729,7 @@ int main(void)
 		cmocka_unit_test(test_features),
 		cmocka_unit_test(test_state),
 		cmocka_unit_test(test_root_default),
+		cmocka_unit_test(test_oom_mark),
 	};
 
 	return cmocka_run_group_tests_name("oci", tests, NULL, NULL);
