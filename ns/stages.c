@@ -499,7 +499,9 @@ int cr_stages_run(struct cr_child_ctx *ctx, enum cr_stage *ret_failed)
 		int r;
 
 		ctx->detail[0] = '\0';
-		cr_debug("sandbox setup: %s", cr_stage_to_string(stages[i].id));
+		/* one line a stage, however many steps it takes (the limits' late join) */
+		if (i == 0 || stages[i - 1].id != stages[i].id)
+			cr_debug("sandbox setup: %s", cr_stage_to_string(stages[i].id));
 		r = stages[i].run(ctx);
 		cr_stamp(stages[i].run == stage_cgroup	       ? "cgroup_join"
 			 : stages[i].run == stage_cgroup_late ? "cgroup_join_late"
