@@ -66,7 +66,7 @@ for m in $MODES; do
 		--json-status "$CR_OUT/stop.json" -- sh -c 'sleep 1.2345; echo done; exit 5' \
 		</dev/null >"$CR_OUT/stop.out" 2>/dev/null; echo "rc=$?" >>"$CR_OUT/stop.out") &
 	cpid=$!
-	wait_for pgrep -f "sleep 1.2345" >/dev/null
+	wait_for pgrep -fx "sleep 1.2345" >/dev/null
 	kill -STOP "$POOL_PID"
 	ended() { ! kill -0 "$cpid" 2>/dev/null; }
 	for ((i = 0; i < 100; i++)); do ended && break; sleep 0.05; done

@@ -202,7 +202,7 @@ for m in $MODES; do
 	(cd "$ws" && pool_env "$m" "$CORRAL" run --workspace "$ws" --ro "$BIN" --grant once \
 		-- sleep 31.4159) >/dev/null 2>"$CR_TMP/kill.err" &
 	cpid=$!
-	wait_for pgrep -f "sleep 31.4159" >/dev/null
+	wait_for pgrep -fx "sleep 31.4159" >/dev/null
 	kids=$(pgrep -P "$POOL_PID" | tr '\n' ' ')
 	kill -9 "$POOL_PID"
 	wait "$cpid"
