@@ -551,8 +551,10 @@ c = json.load(open(sys.argv[1])); exec(sys.argv[2]); json.dump(c, open(sys.argv[
 		OUT="left: $left"
 		is "root: delete removes the container's cgroup in the cpuset and devices hierarchies too" '[ -z "$left" ]'
 		# an OOM kill under memory.limit in the caller's cgroup, in the status
-		make_bundle "$m" "$bb/oom" "$rootfs" 'x=$(head -c 200000000 /dev/zero | tr "\0" a); echo SURVIVED'
-		config_set "$bb/oom" 'c["linux"]["cgroupsPath"] = "'"$cgp"'"; c["linux"]["resources"] = {"memory": {"limit": 33554432, "swap": 33554432}, "devices": [{"allow": True, "access": "rwm"}]}'
+		# (128 MiB: the monitor is in the cgroup too, and under AddressSanitizer its own pages
+		# would make it the biggest task under a smaller limit)
+		make_bundle "$m" "$bb/oom" "$rootfs" 'x=$(head -c 600000000 /dev/zero | tr "\0" a); echo SURVIVED'
+		config_set "$bb/oom" 'c["linux"]["cgroupsPath"] = "'"$cgp"'"; c["linux"]["resources"] = {"memory": {"limit": 134217728, "swap": 134217728}, "devices": [{"allow": True, "access": "rwm"}]}'
 		chmod -R a+rX "$bb"
 		run_box "$m" "$broot" "$bb/oom" oom
 		oci "$m" --root "$broot" start oom
@@ -567,7 +569,7 @@ c = json.load(open(sys.argv[1])); exec(sys.argv[2]); json.dump(c, open(sys.argv[
 		is "root: the OOM kill leaves the engine's mark, oom in the bundle, before the monitor's exit" \
 			'[ -f "$bb/oom/oom" ] && [ ! -L "$bb/oom/oom" ]'
 		make_bundle "$m" "$bb/oomkill" "$rootfs" 'echo up; sleep 30'
-		config_set "$bb/oomkill" 'c["linux"]["cgroupsPath"] = "'"$cgp"'"; c["linux"]["resources"] = {"memory": {"limit": 33554432, "swap": 33554432}, "devices": [{"allow": True, "access": "rwm"}]}'
+		config_set "$bb/oomkill" 'c["linux"]["cgroupsPath"] = "'"$cgp"'"; c["linux"]["resources"] = {"memory": {"limit": 134217728, "swap": 134217728}, "devices": [{"allow": True, "access": "rwm"}]}'
 		chmod -R a+rX "$bb"
 		run_box "$m" "$broot" "$bb/oomkill" oomkill
 		oci "$m" --root "$broot" start oomkill
