@@ -15,6 +15,7 @@
  *   status-field NAME      print the value of NAME from /proc/self/status
  *   setuid N               setuid(N)
  *   unshare-user           unshare(CLONE_NEWUSER)
+ *   clone3-user            clone3() with CLONE_NEWUSER: a child that exits 0, reaped
  *   fork                   fork a child that exits 0, and reap it
  *   forks N                a bounded fork bomb: fork up to N children that wait (each dies with
  *                          probe), print how many were made, kill and reap them; 0 if all N
@@ -196,6 +197,27 @@ static int do_fork(void)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : ECHILD;
 }
 
+/* struct clone_args's first fields (CLONE_ARGS_SIZE_VER0), declared here for older headers. */
+struct probe_clone_args {
+	unsigned long long flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+};
+
+/* clone3()'s flags live in memory, where no seccomp filter reads them. */
+static int do_clone3_user(void)
+{
+	struct probe_clone_args a = { .flags = CLONE_NEWUSER, .exit_signal = SIGCHLD };
+	int status;
+	long pid = syscall(__NR_clone3, &a, sizeof(a));
+
+	if (pid < 0)
+		return fail();
+	if (pid == 0)
+		_exit(0);
+	if (waitpid((pid_t)pid, &status, 0) < 0)
+		return fail();
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : ECHILD;
+}
+
 static int do_forks(long n)
 {
 	pid_t *kids = calloc(n > 0 ? (size_t)n : 1, sizeof(*kids));
@@ -303,8 +325,8 @@ static int do_syscall(int argc, char **argv, int i386)
 static int usage(void)
 {
 	fputs("usage: probe ACTION [ARG...]; ACTION is one of write read read-fd mkdir remount-rw\n"
-	      "       mount-tmpfs tiocsti isatty status-field setuid unshare-user fork forks fds\n"
-	      "       chroot sysctl-write syscall int80 (see probe.c)\n",
+	      "       mount-tmpfs tiocsti isatty status-field setuid unshare-user clone3-user fork\n"
+	      "       forks fds chroot sysctl-write syscall int80 (see probe.c)\n",
 	      stderr);
 	return EINVAL;
 }
@@ -315,6 +337,8 @@ static int run(int argc, char **argv)
 
 	if (argc == 1 && strcmp(action, "unshare-user") == 0)
 		return unshare(CLONE_NEWUSER) == 0 ? 0 : fail();
+	if (argc == 1 && strcmp(action, "clone3-user") == 0)
+		return do_clone3_user();
 	if (argc == 1 && strcmp(action, "fork") == 0)
 		return do_fork();
 	if (argc == 1 && strcmp(action, "fds") == 0)
