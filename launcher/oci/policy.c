@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -661,6 +662,11 @@ int cr_oci_policy_build(const struct cr_oci_config *c, const char *bundle,
 	ret->ex.nested_userns = !(ret->ex.namespaces & CR_NS_USER);
 	r = r ?: cr_oci_sysctl_check(&c->sysctl, ret->ex.namespaces | ret->ex.joins, err, size);
 	r = r ?: add_ids(ret, c, caller, err, size);
+	/* ...forbidden in the container's user namespace itself (its process keeps the config's
+	 * maps and capabilities) when no process there can hold CAP_SYS_RESOURCE to write the
+	 * limit back; else in a nested namespace of one id (ns/stages.c) */
+	ret->ex.userns_limit_own = !ret->ex.nested_userns &&
+				 !(ret->ex.caps & (1ull << CAP_SYS_RESOURCE));
 	r = r ?: add_filesystem(ret, c, bundle, caller, err, size);
 	r = r ?: add_limits(ret, c, err, size);
 	r = r ?: cr_oci_seccomp_compile(&c->seccomp, ret, err, size);

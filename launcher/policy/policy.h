@@ -108,6 +108,12 @@ struct cr_explicit {
 	unsigned namespaces;  /* enum cr_ns_bit */
 	bool nested_userns;   /* the command may make user namespaces (false: --disable-userns) */
 	bool assert_no_userns; /* fail unless the command cannot make a user namespace */
+	bool userns_limit_own; /* with !nested_userns: user.max_user_namespaces is 0 in the
+				* sandbox's own user namespace, which the command stays in (its
+				* maps and capabilities as given), rather than 1 there and a nested
+				* namespace of one id made at once. Sound only when no process there
+				* can hold CAP_SYS_RESOURCE, which writes the limit back (the
+				* kernel's set_permissions()): caps lacks it (an OCI config's) */
 	uint32_t uid, gid;    /* the command's ids inside its user namespace */
 	char *uid_map, *gid_map; /* the maps' whole text ("INSIDE OUTSIDE COUNT" lines) when the
 				  * door maps ranges (a root caller's OCI config); NULL: uid and

@@ -264,5 +264,41 @@ for m in $MODES; do
 			'[ "$RC" = "exited 0" ] && [ "$OUT" = ran ] && [ "$(stat -c %u "$rootfs/w/made")" = "$uid" ]'
 		rm -f "$rootfs/w/made"
 	fi
+	# --- a user namespace of the container's own: no more beneath it ---------------------------
+	# corral's floor forbids further user namespaces inside the container's, which its process
+	# is in directly (its own uid_map and capabilities, as config.json says). Attacked from
+	# there, as root of that namespace with CAP_SYS_ADMIN, CAP_SETUID and CAP_SETGID: unshare,
+	# clone3 (whose flags no seccomp filter reads), the i386 entry, and the limit written back.
+	rootfs=$CR_TMP/rootfs-userns-$m
+	make_rootfs "$rootfs"
+	mkdir -p "$rootfs/usr" "$rootfs/lib" "$rootfs/lib64"
+	touch "$rootfs/probe"
+	chmod -R a+rX "$rootfs"
+	binds='for hd in ("/usr", "/lib", "/lib64"): c["mounts"].append({"destination": hd, "type": "bind", "source": hd, "options": ["rbind", "ro"]})
+c["mounts"].append({"destination": "/probe", "type": "bind", "source": "'"$PROBE"'", "options": ["bind", "ro"]})
+c["process"]["capabilities"] = {k: ["CAP_KILL", "CAP_SYS_ADMIN", "CAP_DAC_OVERRIDE", "CAP_SETUID", "CAP_SETGID"] for k in ("bounding", "effective", "permitted")}
+'
+	if [ "$m" = root ]; then
+		binds+='c["linux"]["namespaces"].append({"type": "user"}); c["linux"]["uidMappings"] = [{"containerID": 0, "hostID": 200000, "size": 1000}, {"containerID": 1000, "hostID": 300000, "size": 10}]; c["linux"]["gidMappings"] = [{"containerID": 0, "hostID": 200000, "size": 1000}]'
+		want_map="0 200000 1000 1000 300000 10"
+	else
+		want_map="0 $uid 1"
+	fi
+	make_bundle "$m" "$bb/userns" "$rootfs" 'echo map $(cat /proc/self/uid_map); /probe status-field CapEff; /probe status-field CapBnd
+		/probe unshare-user 2>/dev/null && echo ESC-unshare; /probe clone3-user 2>/dev/null && echo ESC-clone3
+		/probe int80 310 0x10000000 2>/dev/null && echo ESC-int80
+		/probe sysctl-write /proc/sys/user/max_user_namespaces 15000 2>/dev/null && echo ESC-sysctl
+		echo max=$(cat /proc/sys/user/max_user_namespaces); /probe fork && echo forked' "$binds"
+	box "$m" "$broot" "$bb/userns" userns
+	want=$(printf 'map %s\n00000000002000e2\n00000000002000e2\nmax=0\nforked' "$want_map")
+	is "$m: in a user namespace of the container's own, its process sees config.json's uid_map and holds its capabilities (positive control: it forks); it makes no user namespace (unshare, clone3, int \$0x80) nor raises the limit (0) back" \
+		'[ "$RC" = "exited 0" ] && [ "$OUT" = "$want" ]'
+	# with CAP_SYS_RESOURCE it could raise the limit in its namespace: a nested one stays
+	make_bundle "$m" "$bb/userns-res" "$rootfs" 'echo map $(cat /proc/self/uid_map); /probe unshare-user 2>/dev/null && echo ESC-unshare; /probe clone3-user 2>/dev/null && echo ESC-clone3; echo ran' \
+		"$binds"'
+c["process"]["capabilities"] = {k: ["CAP_SYS_RESOURCE", "CAP_SYS_ADMIN"] for k in ("bounding", "effective", "permitted")}'
+	box "$m" "$broot" "$bb/userns-res" userns-res
+	is "$m: ...with CAP_SYS_RESOURCE (which could write the limit back) the process is in a nested user namespace of one id, and still makes none" \
+		'[ "$RC" = "exited 0" ] && [ "$OUT" = "$(printf "map 0 0 1\nran")" ]'
 	diag "$m: uid $uid"
 done
