@@ -686,3 +686,10 @@ int cr_oci_policy_build(const struct cr_oci_config *c, const char *bundle,
 		(void)snprintf(err, size, "%s", strerror(ENOMEM));
 	return r;
 }
+
+const char *cr_oci_policy_floor_note(const struct cr_policy *p)
+{
+	if (!(p->ex.namespaces & CR_NS_USER) || p->ex.userns_limit_own)
+		return NULL;
+	return "process.capabilities: CAP_SYS_RESOURCE kept, with which the process could raise user.max_user_namespaces in the container's user namespace: corral's floor puts it in a nested user namespace of one id (uid_map 0 0 1), where it holds no capability";
+}

@@ -297,8 +297,13 @@ c["process"]["capabilities"] = {k: ["CAP_KILL", "CAP_SYS_ADMIN", "CAP_DAC_OVERRI
 	make_bundle "$m" "$bb/userns-res" "$rootfs" 'echo map $(cat /proc/self/uid_map); /probe unshare-user 2>/dev/null && echo ESC-unshare; /probe clone3-user 2>/dev/null && echo ESC-clone3; echo ran' \
 		"$binds"'
 c["process"]["capabilities"] = {k: ["CAP_SYS_RESOURCE", "CAP_SYS_ADMIN"] for k in ("bounding", "effective", "permitted")}'
-	box "$m" "$broot" "$bb/userns-res" userns-res
-	is "$m: ...with CAP_SYS_RESOURCE (which could write the limit back) the process is in a nested user namespace of one id, and still makes none" \
-		'[ "$RC" = "exited 0" ] && [ "$OUT" = "$(printf "map 0 0 1\nran")" ]'
+	run_box "$m" "$broot" "$bb/userns-res" userns-res
+	as "$m" "$CORRAL" oci --root "$broot" start userns-res
+	wait_for test -e "$BOX_RES"
+	OUT=$(cat "$BOX_OUT") RC=$(cat "$BOX_RES")
+	ERR=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["oci_not_applied"])' "$broot/userns-res/status.json" 2>&1)
+	as "$m" "$CORRAL" oci --root "$broot" delete --force userns-res >/dev/null 2>&1
+	is "$m: ...with CAP_SYS_RESOURCE (which could write the limit back) the process is in a nested user namespace of one id, and still makes none; said at create and in status.json" \
+		'[ "$RC" = "exited 0" ] && [[ $OUT == *"warning: create userns-res: process.capabilities: CAP_SYS_RESOURCE kept"*"nested user namespace of one id"* ]] && [[ $OUT == *"$(printf "map 0 0 1\nran")" ]] && [[ $OUT != *ESC* ]] && [[ $ERR == *"CAP_SYS_RESOURCE kept"* ]]'
 	diag "$m: uid $uid"
 done
