@@ -305,5 +305,26 @@ c["process"]["capabilities"] = {k: ["CAP_SYS_RESOURCE", "CAP_SYS_ADMIN"] for k i
 	as "$m" "$CORRAL" oci --root "$broot" delete --force userns-res >/dev/null 2>&1
 	is "$m: ...with CAP_SYS_RESOURCE (which could write the limit back) the process is in a nested user namespace of one id, and still makes none; said at create and in status.json" \
 		'[ "$RC" = "exited 0" ] && [[ $OUT == *"warning: create userns-res: process.capabilities: CAP_SYS_RESOURCE kept"*"nested user namespace of one id"* ]] && [[ $OUT == *"$(printf "map 0 0 1\nran")" ]] && [[ $OUT != *ESC* ]] && [[ $ERR == *"CAP_SYS_RESOURCE kept"* ]]'
+	# exec into it: the process joins that namespace with its own capabilities on the same terms
+	make_bundle "$m" "$bb/userns-ex" "$rootfs" 'echo up; exec sleep 300' "$binds"
+	run_box "$m" "$broot" "$bb/userns-ex" userns-ex
+	as "$m" "$CORRAL" oci --root "$broot" start userns-ex
+	wait_for grep -q up "$BOX_OUT"
+	proc=$CR_TMP/box-$m/userns-process.json
+	for caps in '"CAP_KILL", "CAP_SYS_ADMIN", "CAP_DAC_OVERRIDE", "CAP_SETUID", "CAP_SETGID"' '"CAP_SYS_RESOURCE", "CAP_SYS_ADMIN"'; do
+		printf '{"args":["sh","-c","echo map $(cat /proc/self/uid_map); /probe status-field CapEff; /probe unshare-user 2>/dev/null && echo ESC-unshare; /probe clone3-user 2>/dev/null && echo ESC-clone3; echo max=$(cat /proc/sys/user/max_user_namespaces)"],"env":["PATH=/bin"],"cwd":"/","user":{"uid":0,"gid":0},"capabilities":{"bounding":[%s],"effective":[%s],"permitted":[%s]}}\n' \
+			"$caps" "$caps" "$caps" >"$proc"
+		chmod a+r "$proc"
+		OUT=$(as "$m" "$CORRAL" oci --root "$broot" exec --process "$proc" userns-ex 2>&1)
+		RC=$?
+		if [[ $caps == *SYS_RESOURCE* ]]; then
+			is "$m: ...exec with CAP_SYS_RESOURCE into it holds no capability there, and makes no user namespace" \
+				'[ "$RC" = 0 ] && [ "$OUT" = "$(printf "map %s\n0000000000000000\nmax=0" "$want_map")" ]'
+		else
+			is "$m: ...exec into it: the process sees the config's uid_map, holds its own capabilities (positive control), and makes no user namespace" \
+				'[ "$RC" = 0 ] && [ "$OUT" = "$(printf "map %s\n00000000002000e2\nmax=0" "$want_map")" ]'
+		fi
+	done
+	as "$m" "$CORRAL" oci --root "$broot" delete --force userns-ex >/dev/null 2>&1
 	diag "$m: uid $uid"
 done
