@@ -230,6 +230,24 @@ static int stage_pivot(struct cr_child_ctx *ctx)
 	return cr_mounts_pivot(NEW_ROOT);
 }
 
+/* A mount namespace joined by path: the root just built, cloned whole as a detached tree,
+ * becomes this process's root inside the joined namespace. Nothing is mounted there and no
+ * other process's root changes (pivot_root would move theirs); the namespace's own root is out
+ * of reach, even by `..` from outside the chroot: the clone is attached to nothing of it. */
+static int join_mount_ns(struct cr_child_ctx *ctx)
+{
+	_cleanup_close_ int tree = open_tree(AT_FDCWD, "/", OPEN_TREE_CLONE | AT_RECURSIVE |
+								    OPEN_TREE_CLOEXEC);
+
+	if (tree < 0 || setns(ctx->policy->ex.mntns_fd, CLONE_NEWNS) < 0 || fchdir(tree) < 0 ||
+	    chroot(".") < 0 || chdir("/") < 0) {
+		(void)snprintf(ctx->detail, sizeof(ctx->detail),
+			       "cannot join the mount namespace given by path");
+		return negative_errno();
+	}
+	return 0;
+}
+
 static int stage_remount_ro(struct cr_child_ctx *ctx)
 {
 	unsigned long prop = ctx->policy->ex.root_propagation;
@@ -244,7 +262,7 @@ static int stage_remount_ro(struct cr_child_ctx *ctx)
 		return negative_errno();
 	}
 	if (ctx->policy->ex.on)
-		return 0;
+		return ctx->policy->ex.join_mnt ? join_mount_ns(ctx) : 0;
 	return cr_mounts_seal(ctx);
 }
 

@@ -162,6 +162,11 @@ struct cr_explicit {
 			       * sandbox is made in (setns to join_fds[bit's index]) rather than
 			       * made new or shared with the caller: a pod's (0: none) */
 	int join_fds[6];
+	bool join_mnt;	      /* once its root is built, the sandbox's first process enters the
+			       * mount namespace open at mntns_fd (joined by path) and chroots to a
+			       * detached clone of that root: the joined namespace's mount table and
+			       * its processes' roots stay as they were */
+	int mntns_fd;
 	unsigned long root_propagation; /* the new root's, set once it is /: MS_SHARED, MS_SLAVE,
 					 * MS_PRIVATE or MS_UNBINDABLE, MS_REC for those under
 					 * it; 0: private, as every mount of the sandbox is made

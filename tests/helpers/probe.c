@@ -23,6 +23,8 @@
  *   fds                    print the numbers of the open descriptors, e.g. "0 1 2"
  *   chroot PATH            chroot(PATH)
  *   sysctl-write PATH VAL  write VAL to PATH (pass the current value)
+ *   chroot-escape DIR PATH the classic way out of a chroot: chroot to DIR (made) with the
+ *                          working directory left above it, climb "..", chroot there, read PATH
  *   syscall NR [ARG...]    the raw syscall NR with up to 6 arguments (C syntax: 0x1f, -1);
  *                          prints its return value
  *   int80 NR [ARG...]      the same through the i386 entry, int $0x80 (x86_64 only): NR and
@@ -218,6 +220,16 @@ static int do_clone3_user(void)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : ECHILD;
 }
 
+static int do_chroot_escape(const char *dir, const char *path)
+{
+	if ((mkdir(dir, 0700) < 0 && errno != EEXIST) || chroot(dir) < 0)
+		return fail();
+	for (int i = 0; i < 64; i++)
+		if (chdir("..") < 0)
+			return fail();
+	return chroot(".") == 0 ? do_read(path) : fail();
+}
+
 static int do_forks(long n)
 {
 	pid_t *kids = calloc(n > 0 ? (size_t)n : 1, sizeof(*kids));
@@ -326,7 +338,7 @@ static int usage(void)
 {
 	fputs("usage: probe ACTION [ARG...]; ACTION is one of write read read-fd mkdir remount-rw\n"
 	      "       mount-tmpfs tiocsti isatty status-field setuid unshare-user clone3-user fork\n"
-	      "       forks fds chroot sysctl-write syscall int80 (see probe.c)\n",
+	      "       forks fds chroot chroot-escape sysctl-write syscall int80 (see probe.c)\n",
 	      stderr);
 	return EINVAL;
 }
@@ -345,6 +357,8 @@ static int run(int argc, char **argv)
 		return do_fds();
 	if (argc >= 2 && (strcmp(action, "syscall") == 0 || strcmp(action, "int80") == 0))
 		return do_syscall(argc - 1, argv + 1, strcmp(action, "int80") == 0);
+	if (argc == 3 && strcmp(action, "chroot-escape") == 0)
+		return do_chroot_escape(argv[1], argv[2]);
 	if (argc != 2 && !(argc == 3 && strcmp(action, "sysctl-write") == 0))
 		return usage();
 	a = argv[1];

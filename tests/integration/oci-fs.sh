@@ -326,5 +326,50 @@ c["process"]["capabilities"] = {k: ["CAP_SYS_RESOURCE", "CAP_SYS_ADMIN"] for k i
 		fi
 	done
 	as "$m" "$CORRAL" oci --root "$broot" delete --force userns-ex >/dev/null 2>&1
+
+	# --- a mount namespace joined by path ------------------------------------------------------
+	# The container's process enters it with a root of its own (a detached clone of the one
+	# corral built): the joined namespace's mounts and its processes' roots stay as they were,
+	# and the namespace's root (the host's here) is out of reach, by the classic chroot escape
+	# too. Root: a user namespace of the container's own has no power over the host's.
+	echo CANARY >"$CR_TMP/canary-mnt"
+	chmod a+r "$CR_TMP/canary-mnt"
+	hostd=$CR_TMP/mntns-$m
+	mkdir -p "$hostd"
+	chmod a+rx "$hostd"
+	own "$m" "$CR_TMP/upid-$m"
+	if [ "$m" = root ]; then
+		unshare --mount --propagation private --fork sh -c "mount -t tmpfs joined '$hostd' && echo \$\$ >'$CR_TMP/upid-$m/pid' && exec sleep 300" &
+	else
+		as "$m" unshare --user --map-root-user --mount --fork sh -c "mount -t tmpfs joined '$hostd' && echo \$\$ >'$CR_TMP/upid-$m/pid' && exec sleep 300" &
+	fi
+	HOST_PIDS+=($!)
+	wait_for test -s "$CR_TMP/upid-$m/pid"
+	upid=$(cat "$CR_TMP/upid-$m/pid")
+	HOST_PIDS+=("$upid")
+	before=$(nsenter -t "$upid" -m cat /proc/self/mountinfo | wc -l)
+	mnt='
+c["process"]["capabilities"] = {k: ["CAP_SYS_CHROOT", "CAP_SYS_ADMIN", "CAP_DAC_OVERRIDE"] for k in ("bounding", "effective", "permitted")}
+c["linux"]["namespaces"] = [n for n in c["linux"]["namespaces"] if n["type"] != "mount"] + [{"type": "mount", "path": "/proc/'"$upid"'/ns/mnt"}]'
+	make_bundle "$m" "$bb/mntns" "$rootfs" '/probe read /probe >/dev/null && echo own-root
+		/probe chroot-escape /tmp/x '"$CR_TMP"'/canary-mnt 2>/dev/null && echo ESC-chroot
+		/probe read /proc/1/root'"$CR_TMP"'/canary-mnt 2>/dev/null && echo ESC-proc1
+		/probe read '"$CR_TMP"'/canary-mnt 2>/dev/null && echo ESC-host; echo up; exec sleep 300' \
+		"${binds%%c\[\"linux\"\]\[\"namespaces\"\].append*}$mnt"
+	run_box "$m" "$broot" "$bb/mntns" mntns
+	as "$m" "$CORRAL" oci --root "$broot" start mntns >/dev/null 2>&1
+	if [ "$m" = root ]; then
+		wait_for grep -q up "$BOX_OUT"
+		cpid=$(as "$m" "$CORRAL" oci --root "$broot" state mntns | python3 -c 'import json, sys; print(json.load(sys.stdin)["pid"])')
+		OUT=$(cat "$BOX_OUT")
+		is "$m: a mount namespace joined by path: the process is in it (its ns/mnt) with its own root (positive control); the joined namespace's root stays out of reach (chroot escape, /proc/1/root, the path itself); the namespace's mounts and its process's root unchanged" \
+			'[ "$OUT" = "$(printf "own-root\nup")" ] && [ "$(readlink "/proc/$cpid/ns/mnt")" = "$(readlink "/proc/$upid/ns/mnt")" ] && [ "$(nsenter -t "$upid" -m cat /proc/self/mountinfo | wc -l)" = "$before" ] && [ "$(readlink "/proc/$upid/root")" = / ] && [ "$("$PROBE" chroot-escape "$CR_TMP/esc-x" "$CR_TMP/canary-mnt")" = CANARY ]'
+	else
+		wait_for test -e "$BOX_RES"
+		OUT=$(cat "$BOX_OUT")
+		is "$m: a mount namespace joined by path that the container's user namespace does not own: refused, named; nothing ran" \
+			'[[ $OUT == *"cannot join the mount namespace given by path"* ]] && [[ $OUT != *up* ]]'
+	fi
+	as "$m" "$CORRAL" oci --root "$broot" delete --force mntns >/dev/null 2>&1
 	diag "$m: uid $uid"
 done

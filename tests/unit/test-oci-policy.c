@@ -116,6 +116,15 @@ static void test_runc_spec(void **state)
 	/* no user namespace: the seccomp floor refuses new ones; no limit to write */
 	assert_false(p.ex.userns_limit_own);
 	done(&c, &p);
+	/* a mount namespace by path (even the caller's own): entered once the root is built */
+	assert_int_equal(build(FIX("runc-spec.json"), "\"type\": \"mount\"",
+			       "\"type\": \"mount\", \"path\": \"/proc/self/ns/mnt\"", 0, &c, &p, err,
+			       sizeof(err)),
+			 0);
+	assert_true(p.ex.join_mnt);
+	assert_true(p.ex.mntns_fd >= 0);
+	(void)close(p.ex.mntns_fd);
+	done(&c, &p);
 }
 
 /* process.noNewPrivileges and the capability sets as config.json gives them */
@@ -226,8 +235,6 @@ static void test_refused(void **state)
 	static const struct {
 		const char *fixture, *from, *to, *err;
 	} cases[] = {
-		{ "runc-spec.json", "\"type\": \"mount\"", "\"type\": \"mount\", \"path\": \"/proc/1/ns/mnt\"",
-		  "linux.namespaces[4].path: joining a mount namespace is not supported" },
 		{ "runc-spec.json", "\"type\": \"pid\"", "\"type\": \"user\"",
 		  "linux.namespaces: corral runs a container in a pid namespace of its own" },
 		{ "runc-spec.json", "\"type\": \"network\"", "\"type\": \"network\", \"path\": \"/nonexistent/ns\"",
