@@ -147,7 +147,8 @@ static _Noreturn void command(const struct cr_policy *p, const struct cr_seccomp
 		r = r ?: cr_install_programs(p);
 	}
 	if (r >= 0 && (step = "capabilities", 1))
-		r = !p->ex.caps || !p->ex.nested_userns ? cr_caps_drop_all()
+		r = !p->ex.caps || (!p->ex.nested_userns && !p->ex.userns_limit_own)
+			    ? cr_caps_drop_all()
 		    : p->ex.caps_exact ? cr_caps_set(p->ex.caps, p->ex.caps_inh, p->ex.caps_amb)
 				       : cr_caps_keep(p->ex.caps, p->ex.caps_inheritable, p->ex.uid != 0);
 	if (r >= 0 && !p->ex.new_privs &&

@@ -231,6 +231,24 @@ static int stage_pivot(struct cr_child_ctx *ctx)
 	return cr_mounts_pivot(NEW_ROOT);
 }
 
+/* A mount namespace joined by path: the root just built, cloned whole as a detached tree,
+ * becomes this process's root inside the joined namespace. Nothing is mounted there and no
+ * other process's root changes (pivot_root would move theirs); the namespace's own root is out
+ * of reach, even by `..` from outside the chroot: the clone is attached to nothing of it. */
+static int join_mount_ns(struct cr_child_ctx *ctx)
+{
+	_cleanup_close_ int tree = open_tree(AT_FDCWD, "/", OPEN_TREE_CLONE | AT_RECURSIVE |
+								    OPEN_TREE_CLOEXEC);
+
+	if (tree < 0 || setns(ctx->policy->ex.mntns_fd, CLONE_NEWNS) < 0 || fchdir(tree) < 0 ||
+	    chroot(".") < 0 || chdir("/") < 0) {
+		(void)snprintf(ctx->detail, sizeof(ctx->detail),
+			       "cannot join the mount namespace given by path");
+		return negative_errno();
+	}
+	return 0;
+}
+
 static int stage_remount_ro(struct cr_child_ctx *ctx)
 {
 	unsigned long prop = ctx->policy->ex.root_propagation;
@@ -245,7 +263,7 @@ static int stage_remount_ro(struct cr_child_ctx *ctx)
 		return negative_errno();
 	}
 	if (ctx->policy->ex.on)
-		return 0;
+		return ctx->policy->ex.join_mnt ? join_mount_ns(ctx) : 0;
 	return cr_mounts_seal(ctx);
 }
 
@@ -347,15 +365,35 @@ static int write_proc(int proc_fd, const char *file, const char *text)
 	return write(fd, text, strlen(text)) == (ssize_t)strlen(text) ? 0 : negative_errno();
 }
 
+/* The nested user namespace of --disable-userns: made and entered, with the command's ids
+ * mapped to themselves. */
+static int nest_userns(struct cr_child_ctx *ctx)
+{
+	char map[64];
+	int r = unshare(CLONE_NEWUSER) < 0 ? negative_errno() : 0;
+
+	if (r >= 0)
+		r = write_proc(ctx->proc_fd, "self/setgroups", "deny");
+	(void)cr_idmap_format(ctx->idmap.inside_uid, ctx->idmap.inside_uid, map, sizeof(map));
+	if (r >= 0)
+		r = write_proc(ctx->proc_fd, "self/uid_map", map);
+	(void)cr_idmap_format(ctx->idmap.inside_gid, ctx->idmap.inside_gid, map, sizeof(map));
+	if (r >= 0)
+		r = write_proc(ctx->proc_fd, "self/gid_map", map);
+	return r;
+}
+
 /* An explicit policy that forbids user namespaces: at most one more in the sandbox's own (the
- * limit counts there), which this process makes at once and enters, so that the command, inside
- * it, can neither make another nor raise the limit again. Then, if asked, a check that no user
- * namespace can be made. */
+ * limit counts there and binds every namespace under it), which this process makes at once and
+ * enters, so that the command, inside it, can neither make another nor raise the limit again.
+ * With userns_limit_own, none more: the command stays in the sandbox's own, whose limit no
+ * process there can write back (no CAP_SYS_RESOURCE in any bounding set). Then, if asked, a
+ * check that no user namespace can be made. */
 static int explicit_userns(struct cr_child_ctx *ctx)
 {
 	const struct cr_explicit *ex = &ctx->policy->ex;
+	const char *limit = ex->userns_limit_own ? "0" : "1";
 	int r = 0, dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
-	char map[64];
 
 	if (!ex->nested_userns) {
 		/* A root caller's sandbox whose ids now map to another host id (ranges: ex.uid_map;
@@ -365,20 +403,12 @@ static int explicit_userns(struct cr_child_ctx *ctx)
 			r = negative_errno();
 		/* Through the sandbox's own /proc when the plan mounted one (open_max_userns()). */
 		if (r >= 0 && ctx->max_userns_fd >= 0)
-			r = write(ctx->max_userns_fd, "1", 1) == 1 ? 0 : negative_errno();
+			r = write(ctx->max_userns_fd, limit, 1) == 1 ? 0 : negative_errno();
 		else if (r >= 0)
-			r = write_proc(ctx->proc_fd, "sys/user/max_user_namespaces", "1");
+			r = write_proc(ctx->proc_fd, "sys/user/max_user_namespaces", limit);
 		closep(&ctx->max_userns_fd);
-		if (r >= 0 && unshare(CLONE_NEWUSER) < 0)
-			r = negative_errno();
-		if (r >= 0)
-			r = write_proc(ctx->proc_fd, "self/setgroups", "deny");
-		(void)cr_idmap_format(ctx->idmap.inside_uid, ctx->idmap.inside_uid, map, sizeof(map));
-		if (r >= 0)
-			r = write_proc(ctx->proc_fd, "self/uid_map", map);
-		(void)cr_idmap_format(ctx->idmap.inside_gid, ctx->idmap.inside_gid, map, sizeof(map));
-		if (r >= 0)
-			r = write_proc(ctx->proc_fd, "self/gid_map", map);
+		if (r >= 0 && !ex->userns_limit_own)
+			r = nest_userns(ctx);
 		if (dumpable == 0 && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 && r >= 0)
 			r = negative_errno();
 		if (r < 0) {
@@ -413,8 +443,10 @@ static int stage_caps(struct cr_child_ctx *ctx)
 			r = cr_child_filters_early(ctx);
 		if (r < 0)
 			return r;
-		/* Without user namespaces, no capability either: none could be used to undo it. */
-		if (!ctx->policy->ex.nested_userns)
+		/* Without user namespaces, no capability either in the nested one: none could be
+		 * used to undo it. In the sandbox's own (userns_limit_own), those kept lack the one
+		 * that could (CAP_SYS_RESOURCE). */
+		if (!ctx->policy->ex.nested_userns && !ctx->policy->ex.userns_limit_own)
 			return cr_caps_drop_all();
 	}
 	/* A warm sandbox's pid 1 keeps CAP_SYS_ADMIN (in its own user namespace) to give each

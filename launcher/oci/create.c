@@ -187,6 +187,8 @@ static int load(const struct oci_opts *o, const struct create_opts *c, struct cr
 	warn_core(o, c, &config->process);
 	if (note[0]) /* also in status.json (run.c) */
 		oci_error(o, "warning: create %s: %s", c->id, note);
+	if (cr_oci_policy_floor_note(policy)) /* the same */
+		oci_error(o, "warning: create %s: %s", c->id, cr_oci_policy_floor_note(policy));
 	*ret_bundle = TAKE_PTR(bundle);
 	return 0;
 }

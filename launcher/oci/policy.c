@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -416,14 +417,14 @@ static bool same_as_ours(int fd, enum cr_oci_ns_type t)
 }
 
 /* A namespace given by path (a pod's, made by its pause container): opened now, entered by
- * the driver before it makes the sandbox. Not the mount namespace: the container's root is
- * its own. */
+ * the driver before it makes the sandbox; a mount namespace by the sandbox's first process
+ * once its root is built, the root then a detached clone of it (ns/stages.c). */
 static int join_namespace(struct cr_policy *p, const struct cr_oci_namespace *n, unsigned bit,
 			  size_t i, char *err, size_t size)
 {
 	int fd;
 
-	if (n->type == CR_OCI_NS_MOUNT || n->type == CR_OCI_NS_TIME)
+	if (n->type == CR_OCI_NS_TIME)
 		return fail(err, size, -EOPNOTSUPP,
 			    "linux.namespaces[%zu].path: joining a %s namespace is not supported", i,
 			    cr_oci_ns_type_name(n->type));
@@ -431,6 +432,11 @@ static int join_namespace(struct cr_policy *p, const struct cr_oci_namespace *n,
 	if (fd < 0)
 		return fail(err, size, negative_errno(), "linux.namespaces[%zu].path: %s: %m", i,
 			    n->path);
+	if (n->type == CR_OCI_NS_MOUNT) { /* even the caller's own: its root is not taken */
+		p->ex.join_mnt = true;
+		p->ex.mntns_fd = fd;
+		return 0;
+	}
 	if (same_as_ours(fd, n->type)) {
 		(void)close(fd); /* the caller's own: shared, as if not named */
 		return 0;
@@ -655,7 +661,8 @@ int cr_oci_policy_build(const struct cr_oci_config *c, const char *bundle,
 		.ex = { .on = true, .nested_userns = false, .as_pid_1 = true, .harden_proc = true,
 			.binds_in_order = true,
 			.new_session = true, .block_fd = -1, .ready_fd = -1, .userns_block_fd = -1,
-			.userns_fd = -1, .userns2_fd = -1, .pidns_fd = -1 },
+			.userns_fd = -1, .userns2_fd = -1, .pidns_fd = -1,
+			.mntns_fd = -1 },
 	};
 	err[0] = '\0';
 	r = refuse_unimplemented(c, err, size);
@@ -666,6 +673,11 @@ int cr_oci_policy_build(const struct cr_oci_config *c, const char *bundle,
 	ret->ex.nested_userns = !(ret->ex.namespaces & CR_NS_USER);
 	r = r ?: cr_oci_sysctl_check(&c->sysctl, ret->ex.namespaces | ret->ex.joins, err, size);
 	r = r ?: add_ids(ret, c, caller, err, size);
+	/* ...forbidden in the container's user namespace itself (its process keeps the config's
+	 * maps and capabilities) when no process there can hold CAP_SYS_RESOURCE to write the
+	 * limit back; else in a nested namespace of one id (ns/stages.c) */
+	ret->ex.userns_limit_own = !ret->ex.nested_userns &&
+				 !(ret->ex.caps & (1ull << CAP_SYS_RESOURCE));
 	r = r ?: add_filesystem(ret, c, bundle, caller, err, size);
 	r = r ?: add_limits(ret, c, err, size);
 	r = r ?: cr_oci_seccomp_compile(&c->seccomp, ret, err, size);
@@ -684,4 +696,11 @@ int cr_oci_policy_build(const struct cr_oci_config *c, const char *bundle,
 	if (r == -ENOMEM && !err[0])
 		(void)snprintf(err, size, "%s", strerror(ENOMEM));
 	return r;
+}
+
+const char *cr_oci_policy_floor_note(const struct cr_policy *p)
+{
+	if (!(p->ex.namespaces & CR_NS_USER) || p->ex.userns_limit_own)
+		return NULL;
+	return "process.capabilities: CAP_SYS_RESOURCE kept, with which the process could raise user.max_user_namespaces in the container's user namespace: corral's floor puts it in a nested user namespace of one id (uid_map 0 0 1), where it holds no capability";
 }

@@ -27,3 +27,8 @@ struct cr_oci_caller {
 int cr_oci_policy_build(const struct cr_oci_config *c, const char *bundle,
 			const struct cr_oci_caller *caller, struct cr_policy *ret, char *err,
 			size_t size);
+
+/* What corral's floor changes of config.json in the policy @p built, said at create and in
+ * status.json's oci_not_applied; NULL when nothing: the process put in a nested user namespace
+ * because its bounding set keeps CAP_SYS_RESOURCE. */
+const char *cr_oci_policy_floor_note(const struct cr_policy *p);

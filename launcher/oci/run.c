@@ -27,6 +27,7 @@
 #include "launcher/status.h"
 #include "lsm.h"
 #include "oom-mark.h"
+#include "policy.h"
 #include "run.h"
 #include "state.h"
 #include "sysctl.h"
@@ -143,16 +144,21 @@ static pid_t init_pid(const struct cr_driver *drv, struct cr_run *run)
 	return -1;
 }
 
-/* What config.json asked that create accepted and said it would not apply (lsm.h): "oci_not_applied". */
+/* What config.json asked that create accepted and said it would not apply (lsm.h, and corral's
+ * floor: policy.h): "oci_not_applied". */
 static int not_applied(const struct monitor *m, json_object *st)
 {
+	const char *floor = cr_oci_policy_floor_note(m->policy);
 	char note[256], err[256];
 	json_object *a;
 
-	if (cr_oci_lsm_check(m->config, false, note, sizeof(note), err, sizeof(err)) < 0 || !note[0])
+	if (cr_oci_lsm_check(m->config, false, note, sizeof(note), err, sizeof(err)) < 0)
+		note[0] = '\0';
+	if (!note[0] && !floor)
 		return 0;
 	a = json_object_new_array();
-	if (!a || json_object_array_add(a, json_object_new_string(note)) < 0) {
+	if (!a || (note[0] && json_object_array_add(a, json_object_new_string(note)) < 0) ||
+	    (floor && json_object_array_add(a, json_object_new_string(floor)) < 0)) {
 		json_object_put(a);
 		return -ENOMEM;
 	}

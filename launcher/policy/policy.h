@@ -108,6 +108,12 @@ struct cr_explicit {
 	unsigned namespaces;  /* enum cr_ns_bit */
 	bool nested_userns;   /* the command may make user namespaces (false: --disable-userns) */
 	bool assert_no_userns; /* fail unless the command cannot make a user namespace */
+	bool userns_limit_own; /* with !nested_userns: user.max_user_namespaces is 0 in the
+				* sandbox's own user namespace, which the command stays in (its
+				* maps and capabilities as given), rather than 1 there and a nested
+				* namespace of one id made at once. Sound only when no process there
+				* can hold CAP_SYS_RESOURCE, which writes the limit back (the
+				* kernel's set_permissions()): caps lacks it (an OCI config's) */
 	uint32_t uid, gid;    /* the command's ids inside its user namespace */
 	char *uid_map, *gid_map; /* the maps' whole text ("INSIDE OUTSIDE COUNT" lines) when the
 				  * door maps ranges (a root caller's OCI config); NULL: uid and
@@ -165,6 +171,11 @@ struct cr_explicit {
 			       * sandbox is made in (setns to join_fds[bit's index]) rather than
 			       * made new or shared with the caller: a pod's (0: none) */
 	int join_fds[6];
+	bool join_mnt;	      /* once its root is built, the sandbox's first process enters the
+			       * mount namespace open at mntns_fd (joined by path) and chroots to a
+			       * detached clone of that root: the joined namespace's mount table and
+			       * its processes' roots stay as they were */
+	int mntns_fd;
 	unsigned long root_propagation; /* the new root's, set once it is /: MS_SHARED, MS_SLAVE,
 					 * MS_PRIVATE or MS_UNBINDABLE, MS_REC for those under
 					 * it; 0: private, as every mount of the sandbox is made

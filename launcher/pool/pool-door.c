@@ -118,7 +118,8 @@ const char *pool_door_unfit(const struct cr_policy *p)
 	if (ex->n_seccomp_programs)
 		return "a seccomp program from a descriptor belongs to its run";
 	if (ex->block_fd >= 0 || ex->ready_fd >= 0 || ex->userns_block_fd >= 0 ||
-	    ex->userns_fd >= 0 || ex->pidns_fd >= 0 || ex->userns2_fd >= 0 || ex->joins)
+	    ex->userns_fd >= 0 || ex->pidns_fd >= 0 || ex->userns2_fd >= 0 || ex->joins ||
+	    ex->join_mnt)
 		return "a namespace or descriptor of the caller's belongs to its run";
 	if (ex->lock_files)
 		return "a lock file is held by the run's own init";

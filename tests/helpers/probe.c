@@ -15,6 +15,7 @@
  *   status-field NAME      print the value of NAME from /proc/self/status
  *   setuid N               setuid(N)
  *   unshare-user           unshare(CLONE_NEWUSER)
+ *   clone3-user            clone3() with CLONE_NEWUSER: a child that exits 0, reaped
  *   fork                   fork a child that exits 0, and reap it
  *   forks N                a bounded fork bomb: fork up to N children that wait (each dies with
  *                          probe), print how many were made, kill and reap them; 0 if all N
@@ -25,6 +26,8 @@
  *                          directory left outside it, climb with "..", chroot("."); succeeds
  *                          only if the root reached is not the one it started in (else EPERM)
  *   sysctl-write PATH VAL  write VAL to PATH (pass the current value)
+ *   chroot-escape DIR PATH the classic way out of a chroot: chroot to DIR (made) with the
+ *                          working directory left above it, climb "..", chroot there, read PATH
  *   syscall NR [ARG...]    the raw syscall NR with up to 6 arguments (C syntax: 0x1f, -1);
  *                          prints its return value
  *   int80 NR [ARG...]      the same through the i386 entry, int $0x80 (x86_64 only): NR and
@@ -199,6 +202,37 @@ static int do_fork(void)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : ECHILD;
 }
 
+/* struct clone_args's first fields (CLONE_ARGS_SIZE_VER0), declared here for older headers. */
+struct probe_clone_args {
+	unsigned long long flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+};
+
+/* clone3()'s flags live in memory, where no seccomp filter reads them. */
+static int do_clone3_user(void)
+{
+	struct probe_clone_args a = { .flags = CLONE_NEWUSER, .exit_signal = SIGCHLD };
+	int status;
+	long pid = syscall(__NR_clone3, &a, sizeof(a));
+
+	if (pid < 0)
+		return fail();
+	if (pid == 0)
+		_exit(0);
+	if (waitpid((pid_t)pid, &status, 0) < 0)
+		return fail();
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : ECHILD;
+}
+
+static int do_chroot_escape_read(const char *dir, const char *path)
+{
+	if ((mkdir(dir, 0700) < 0 && errno != EEXIST) || chroot(dir) < 0)
+		return fail();
+	for (int i = 0; i < 64; i++)
+		if (chdir("..") < 0)
+			return fail();
+	return chroot(".") == 0 ? do_read(path) : fail();
+}
+
 static int do_forks(long n)
 {
 	pid_t *kids = calloc(n > 0 ? (size_t)n : 1, sizeof(*kids));
@@ -324,8 +358,8 @@ static int do_syscall(int argc, char **argv, int i386)
 static int usage(void)
 {
 	fputs("usage: probe ACTION [ARG...]; ACTION is one of write read read-fd mkdir remount-rw\n"
-	      "       mount-tmpfs tiocsti isatty status-field setuid unshare-user fork forks fds\n"
-	      "       chroot chroot-escape sysctl-write syscall int80 (see probe.c)\n",
+	      "       mount-tmpfs tiocsti isatty status-field setuid unshare-user clone3-user fork\n"
+	      "       forks fds chroot chroot-escape sysctl-write syscall int80 (see probe.c)\n",
 	      stderr);
 	return EINVAL;
 }
@@ -336,12 +370,16 @@ static int run(int argc, char **argv)
 
 	if (argc == 1 && strcmp(action, "unshare-user") == 0)
 		return unshare(CLONE_NEWUSER) == 0 ? 0 : fail();
+	if (argc == 1 && strcmp(action, "clone3-user") == 0)
+		return do_clone3_user();
 	if (argc == 1 && strcmp(action, "fork") == 0)
 		return do_fork();
 	if (argc == 1 && strcmp(action, "fds") == 0)
 		return do_fds();
 	if (argc >= 2 && (strcmp(action, "syscall") == 0 || strcmp(action, "int80") == 0))
 		return do_syscall(argc - 1, argv + 1, strcmp(action, "int80") == 0);
+	if (argc == 3 && strcmp(action, "chroot-escape") == 0)
+		return do_chroot_escape_read(argv[1], argv[2]);
 	if (argc != 2 && !(argc == 3 && strcmp(action, "sysctl-write") == 0))
 		return usage();
 	a = argv[1];

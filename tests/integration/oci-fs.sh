@@ -264,5 +264,112 @@ for m in $MODES; do
 			'[ "$RC" = "exited 0" ] && [ "$OUT" = ran ] && [ "$(stat -c %u "$rootfs/w/made")" = "$uid" ]'
 		rm -f "$rootfs/w/made"
 	fi
+	# --- a user namespace of the container's own: no more beneath it ---------------------------
+	# corral's floor forbids further user namespaces inside the container's, which its process
+	# is in directly (its own uid_map and capabilities, as config.json says). Attacked from
+	# there, as root of that namespace with CAP_SYS_ADMIN, CAP_SETUID and CAP_SETGID: unshare,
+	# clone3 (whose flags no seccomp filter reads), the i386 entry, and the limit written back.
+	rootfs=$CR_TMP/rootfs-userns-$m
+	make_rootfs "$rootfs"
+	mkdir -p "$rootfs/usr" "$rootfs/lib" "$rootfs/lib64"
+	touch "$rootfs/probe"
+	chmod -R a+rX "$rootfs"
+	binds='for hd in ("/usr", "/lib", "/lib64"): c["mounts"].append({"destination": hd, "type": "bind", "source": hd, "options": ["rbind", "ro"]})
+c["mounts"].append({"destination": "/probe", "type": "bind", "source": "'"$PROBE"'", "options": ["bind", "ro"]})
+c["process"]["capabilities"] = {k: ["CAP_KILL", "CAP_SYS_ADMIN", "CAP_DAC_OVERRIDE", "CAP_SETUID", "CAP_SETGID"] for k in ("bounding", "effective", "permitted")}
+'
+	if [ "$m" = root ]; then
+		binds+='c["linux"]["namespaces"].append({"type": "user"}); c["linux"]["uidMappings"] = [{"containerID": 0, "hostID": 200000, "size": 1000}, {"containerID": 1000, "hostID": 300000, "size": 10}]; c["linux"]["gidMappings"] = [{"containerID": 0, "hostID": 200000, "size": 1000}]'
+		want_map="0 200000 1000 1000 300000 10"
+	else
+		want_map="0 $uid 1"
+	fi
+	make_bundle "$m" "$bb/userns" "$rootfs" 'echo map $(cat /proc/self/uid_map); /probe status-field CapEff; /probe status-field CapBnd
+		/probe unshare-user 2>/dev/null && echo ESC-unshare; /probe clone3-user 2>/dev/null && echo ESC-clone3
+		/probe int80 310 0x10000000 2>/dev/null && echo ESC-int80
+		/probe sysctl-write /proc/sys/user/max_user_namespaces 15000 2>/dev/null && echo ESC-sysctl
+		echo max=$(cat /proc/sys/user/max_user_namespaces); /probe fork && echo forked' "$binds"
+	box "$m" "$broot" "$bb/userns" userns
+	want=$(printf 'map %s\n00000000002000e2\n00000000002000e2\nmax=0\nforked' "$want_map")
+	is "$m: in a user namespace of the container's own, its process sees config.json's uid_map and holds its capabilities (positive control: it forks); it makes no user namespace (unshare, clone3, int \$0x80) nor raises the limit (0) back" \
+		'[ "$RC" = "exited 0" ] && [ "$OUT" = "$want" ]'
+	# with CAP_SYS_RESOURCE it could raise the limit in its namespace: a nested one stays
+	make_bundle "$m" "$bb/userns-res" "$rootfs" 'echo map $(cat /proc/self/uid_map); /probe unshare-user 2>/dev/null && echo ESC-unshare; /probe clone3-user 2>/dev/null && echo ESC-clone3; echo ran' \
+		"$binds"'
+c["process"]["capabilities"] = {k: ["CAP_SYS_RESOURCE", "CAP_SYS_ADMIN"] for k in ("bounding", "effective", "permitted")}'
+	run_box "$m" "$broot" "$bb/userns-res" userns-res
+	as "$m" "$CORRAL" oci --root "$broot" start userns-res
+	wait_for test -e "$BOX_RES"
+	OUT=$(cat "$BOX_OUT") RC=$(cat "$BOX_RES")
+	ERR=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["oci_not_applied"])' "$broot/userns-res/status.json" 2>&1)
+	as "$m" "$CORRAL" oci --root "$broot" delete --force userns-res >/dev/null 2>&1
+	is "$m: ...with CAP_SYS_RESOURCE (which could write the limit back) the process is in a nested user namespace of one id, and still makes none; said at create and in status.json" \
+		'[ "$RC" = "exited 0" ] && [[ $OUT == *"warning: create userns-res: process.capabilities: CAP_SYS_RESOURCE kept"*"nested user namespace of one id"* ]] && [[ $OUT == *"$(printf "map 0 0 1\nran")" ]] && [[ $OUT != *ESC* ]] && [[ $ERR == *"CAP_SYS_RESOURCE kept"* ]]'
+	# exec into it: the process joins that namespace with its own capabilities on the same terms
+	make_bundle "$m" "$bb/userns-ex" "$rootfs" 'echo up; exec sleep 300' "$binds"
+	run_box "$m" "$broot" "$bb/userns-ex" userns-ex
+	as "$m" "$CORRAL" oci --root "$broot" start userns-ex
+	wait_for grep -q up "$BOX_OUT"
+	proc=$CR_TMP/box-$m/userns-process.json
+	for caps in '"CAP_KILL", "CAP_SYS_ADMIN", "CAP_DAC_OVERRIDE", "CAP_SETUID", "CAP_SETGID"' '"CAP_SYS_RESOURCE", "CAP_SYS_ADMIN"'; do
+		printf '{"args":["sh","-c","echo map $(cat /proc/self/uid_map); /probe status-field CapEff; /probe unshare-user 2>/dev/null && echo ESC-unshare; /probe clone3-user 2>/dev/null && echo ESC-clone3; echo max=$(cat /proc/sys/user/max_user_namespaces)"],"env":["PATH=/bin"],"cwd":"/","user":{"uid":0,"gid":0},"capabilities":{"bounding":[%s],"effective":[%s],"permitted":[%s]}}\n' \
+			"$caps" "$caps" "$caps" >"$proc"
+		chmod a+r "$proc"
+		OUT=$(as "$m" "$CORRAL" oci --root "$broot" exec --process "$proc" userns-ex 2>&1)
+		RC=$?
+		if [[ $caps == *SYS_RESOURCE* ]]; then
+			is "$m: ...exec with CAP_SYS_RESOURCE into it holds no capability there, and makes no user namespace" \
+				'[ "$RC" = 0 ] && [ "$OUT" = "$(printf "map %s\n0000000000000000\nmax=0" "$want_map")" ]'
+		else
+			is "$m: ...exec into it: the process sees the config's uid_map, holds its own capabilities (positive control), and makes no user namespace" \
+				'[ "$RC" = 0 ] && [ "$OUT" = "$(printf "map %s\n00000000002000e2\nmax=0" "$want_map")" ]'
+		fi
+	done
+	as "$m" "$CORRAL" oci --root "$broot" delete --force userns-ex >/dev/null 2>&1
+
+	# --- a mount namespace joined by path ------------------------------------------------------
+	# The container's process enters it with a root of its own (a detached clone of the one
+	# corral built): the joined namespace's mounts and its processes' roots stay as they were,
+	# and the namespace's root (the host's here) is out of reach, by the classic chroot escape
+	# too. Root: a user namespace of the container's own has no power over the host's.
+	echo CANARY >"$CR_TMP/canary-mnt"
+	chmod a+r "$CR_TMP/canary-mnt"
+	hostd=$CR_TMP/mntns-$m
+	mkdir -p "$hostd"
+	chmod a+rx "$hostd"
+	own "$m" "$CR_TMP/upid-$m"
+	if [ "$m" = root ]; then
+		unshare --mount --propagation private --fork sh -c "mount -t tmpfs joined '$hostd' && echo \$\$ >'$CR_TMP/upid-$m/pid' && exec sleep 300" &
+	else
+		as "$m" unshare --user --map-root-user --mount --fork sh -c "mount -t tmpfs joined '$hostd' && echo \$\$ >'$CR_TMP/upid-$m/pid' && exec sleep 300" &
+	fi
+	HOST_PIDS+=($!)
+	wait_for test -s "$CR_TMP/upid-$m/pid"
+	upid=$(cat "$CR_TMP/upid-$m/pid")
+	HOST_PIDS+=("$upid")
+	before=$(nsenter -t "$upid" -m cat /proc/self/mountinfo | wc -l)
+	mnt='
+c["process"]["capabilities"] = {k: ["CAP_SYS_CHROOT", "CAP_SYS_ADMIN", "CAP_DAC_OVERRIDE"] for k in ("bounding", "effective", "permitted")}
+c["linux"]["namespaces"] = [n for n in c["linux"]["namespaces"] if n["type"] != "mount"] + [{"type": "mount", "path": "/proc/'"$upid"'/ns/mnt"}]'
+	make_bundle "$m" "$bb/mntns" "$rootfs" '/probe read /probe >/dev/null && echo own-root
+		/probe chroot-escape /tmp/x '"$CR_TMP"'/canary-mnt 2>/dev/null && echo ESC-chroot
+		/probe read /proc/1/root'"$CR_TMP"'/canary-mnt 2>/dev/null && echo ESC-proc1
+		/probe read '"$CR_TMP"'/canary-mnt 2>/dev/null && echo ESC-host; echo up; exec sleep 300' \
+		"${binds%%c\[\"linux\"\]\[\"namespaces\"\].append*}$mnt"
+	run_box "$m" "$broot" "$bb/mntns" mntns
+	as "$m" "$CORRAL" oci --root "$broot" start mntns >/dev/null 2>&1
+	if [ "$m" = root ]; then
+		wait_for grep -q up "$BOX_OUT"
+		cpid=$(as "$m" "$CORRAL" oci --root "$broot" state mntns | python3 -c 'import json, sys; print(json.load(sys.stdin)["pid"])')
+		OUT=$(cat "$BOX_OUT")
+		is "$m: a mount namespace joined by path: the process is in it (its ns/mnt) with its own root (positive control); the joined namespace's root stays out of reach (chroot escape, /proc/1/root, the path itself); the namespace's mounts and its process's root unchanged" \
+			'[ "$OUT" = "$(printf "own-root\nup")" ] && [ "$(readlink "/proc/$cpid/ns/mnt")" = "$(readlink "/proc/$upid/ns/mnt")" ] && [ "$(nsenter -t "$upid" -m cat /proc/self/mountinfo | wc -l)" = "$before" ] && [ "$(readlink "/proc/$upid/root")" = / ] && [ "$("$PROBE" chroot-escape "$CR_TMP/esc-x" "$CR_TMP/canary-mnt")" = CANARY ]'
+	else
+		wait_for test -e "$BOX_RES"
+		OUT=$(cat "$BOX_OUT")
+		is "$m: a mount namespace joined by path that the container's user namespace does not own: refused, named; nothing ran" \
+			'[[ $OUT == *"cannot join the mount namespace given by path"* ]] && [[ $OUT != *up* ]]'
+	fi
+	as "$m" "$CORRAL" oci --root "$broot" delete --force mntns >/dev/null 2>&1
 	diag "$m: uid $uid"
 done

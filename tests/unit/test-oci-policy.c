@@ -123,6 +123,17 @@ static void test_runc_spec(void **state)
 	assert_string_equal(p.argv[0], "sh");
 	assert_string_equal(p.cwd, "/");
 	assert_int_equal(p.ex.caps, (1ull << 29) | (1ull << 5) | (1ull << 10)); /* AUDIT_WRITE KILL NET_BIND_SERVICE */
+	/* no user namespace: the seccomp floor refuses new ones; no limit to write */
+	assert_false(p.ex.userns_limit_own);
+	done(&c, &p);
+	/* a mount namespace by path (even the caller's own): entered once the root is built */
+	assert_int_equal(build(FIX("runc-spec.json"), "\"type\": \"mount\"",
+			       "\"type\": \"mount\", \"path\": \"/proc/self/ns/mnt\"", 0, &c, &p, err,
+			       sizeof(err)),
+			 0);
+	assert_true(p.ex.join_mnt);
+	assert_true(p.ex.mntns_fd >= 0);
+	(void)close(p.ex.mntns_fd);
 	done(&c, &p);
 }
 
@@ -202,7 +213,27 @@ static void test_rootless(void **state)
 	assert_int_equal(r, 0);
 	assert_true(p.ex.namespaces & CR_NS_USER);
 	assert_false(p.ex.nested_userns);
+	/* no CAP_SYS_RESOURCE kept: the process stays in its own user namespace, the limit 0 there */
+	assert_true(p.ex.userns_limit_own);
 	assert_int_equal(p.ex.uid, 0);
+	done(&c, &p);
+	/* CAP_SYS_RESOURCE in the bounding set but not permitted: never held, still 0 there */
+	r = build(FIX("runc-spec-rootless.json"), "\"bounding\": [\n\t\t\t\t\"CAP_AUDIT_WRITE\",",
+		  "\"bounding\": [\"CAP_SYS_RESOURCE\", \"CAP_AUDIT_WRITE\",", 1000, &c, &p, err,
+		  sizeof(err));
+	assert_int_equal(r, 0);
+	assert_false(p.ex.caps & (1ull << 24));
+	assert_true(p.ex.userns_limit_own);
+	done(&c, &p);
+	/* kept (it could write the limit back): a nested user namespace of one id; the original
+	 * sets moved under a key the parser ignores */
+	r = build(FIX("runc-spec-rootless.json"), "\"capabilities\": {",
+		  "\"capabilities\": {\"bounding\": [\"CAP_SYS_RESOURCE\"], \"permitted\": [\"CAP_SYS_RESOURCE\"]}, \"unused\": {",
+		  1000, &c, &p, err, sizeof(err));
+	assert_int_equal(r, 0);
+	assert_true(p.ex.caps & (1ull << 24));
+	assert_false(p.ex.nested_userns);
+	assert_false(p.ex.userns_limit_own);
 	done(&c, &p);
 	/* a sysfs in a user namespace without a network namespace of its own (the host's, which
 	 * that user namespace does not own): the host's /sys bound read-only */
@@ -320,8 +351,6 @@ static void test_refused(void **state)
 	static const struct {
 		const char *fixture, *from, *to, *err;
 	} cases[] = {
-		{ "runc-spec.json", "\"type\": \"mount\"", "\"type\": \"mount\", \"path\": \"/proc/1/ns/mnt\"",
-		  "linux.namespaces[4].path: joining a mount namespace is not supported" },
 		{ "runc-spec.json", "\"type\": \"pid\"", "\"type\": \"user\"",
 		  "linux.namespaces: corral runs a container in a pid namespace of its own" },
 		{ "runc-spec.json", "\"type\": \"network\"", "\"type\": \"network\", \"path\": \"/nonexistent/ns\"",
