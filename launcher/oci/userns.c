@@ -91,6 +91,9 @@ const char *cr_oci_userns_unfit(const struct cr_oci_config *c, const struct cr_p
 	/* a node is made with mknod(2), which needs CAP_MKNOD over the host's user namespace */
 	if (c->n_devices)
 		return "linux.devices: a node is made with mknod(2), which no user namespace may";
+	/* a mount namespace joined by path: only its owner (the host's user namespace) may enter it */
+	if (p->ex.join_mnt)
+		return "a mount namespace joined by path, which only its owner's user namespace may enter";
 	/* the host name of a uts namespace joined by path: its owner is the caller's */
 	if ((p->ex.joins & CR_NS_UTS) && c->hostname && c->hostname[0])
 		return "hostname in a joined uts namespace, which the user namespace corral adds does not own";

@@ -123,8 +123,9 @@ static void test_runc_spec(void **state)
 	assert_string_equal(p.argv[0], "sh");
 	assert_string_equal(p.cwd, "/");
 	assert_int_equal(p.ex.caps, (1ull << 29) | (1ull << 5) | (1ull << 10)); /* AUDIT_WRITE KILL NET_BIND_SERVICE */
-	/* no user namespace: the seccomp floor refuses new ones; no limit to write */
-	assert_false(p.ex.userns_limit_own);
+	/* the user namespace corral added, no CAP_SYS_RESOURCE kept: the process stays in it, its
+	 * limit 0 */
+	assert_true(p.ex.userns_limit_own);
 	done(&c, &p);
 	/* a mount namespace by path (even the caller's own): entered once the root is built */
 	assert_int_equal(build(FIX("runc-spec.json"), "\"type\": \"mount\"",
