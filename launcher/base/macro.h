@@ -15,11 +15,16 @@ static inline void freep(void *p)
 	free(*(void **)p);
 }
 
-/* Never retry close() on EINTR: the descriptor is gone either way on Linux. */
+/* Never retry close() on EINTR: the descriptor is gone either way on Linux. The variable is
+ * reset, so that a closep() before the scope's end is not followed by a second close() of the
+ * same number by _cleanup_close_: in a process with threads (the pool's builder), the number
+ * may by then name another thread's descriptor. */
 static inline void closep(int *fd)
 {
-	if (*fd >= 0)
+	if (*fd >= 0) {
 		(void)close(*fd);
+		*fd = -EBADF;
+	}
 }
 
 static inline void strv_freep(char ***p)

@@ -212,7 +212,7 @@ void pool_discard(struct pool_state *ps, struct pool_sandbox *sb)
 void pool_refill(struct pool_state *ps, struct pool_key *k)
 {
 	struct job j = { .type = JOB_BUILD, .key = k };
-	unsigned want = ps->running && ps->size > 2 ? 2 : ps->size;
+	unsigned want = (ps->running + ps->lent) && ps->size > 2 ? 2 : ps->size;
 
 	if (k->used && k->n_building == 0 && k->n_ready < want) {
 		k->n_building++;

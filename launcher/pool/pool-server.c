@@ -233,17 +233,22 @@ static void stop_running(struct server *sv, struct conn *c)
 
 /* The commands running now, counted from the connections (a count kept by increments alone
  * would stay wrong for good after one missed decrement, and the pool would never refill its
- * stock). When none runs any more, the pool is idle: the used sandboxes are destroyed, then the
- * stock of every policy is built up again. */
+ * stock), and the sandboxes offered but not yet taken: in a burst, a client holding an offer
+ * is about to run its command, and the pool is not idle while it does. When neither is left,
+ * the pool is idle: the used sandboxes are destroyed, then the stock of every policy is built
+ * up again. */
 static void count_running(struct server *sv)
 {
-	unsigned n = 0;
-	bool was_busy = sv->ps.running > 0;
+	unsigned n = 0, lent = 0;
+	bool was_busy = sv->ps.running + sv->ps.lent > 0;
 
-	for (struct conn *c = sv->conns; c; c = c->next)
+	for (struct conn *c = sv->conns; c; c = c->next) {
 		n += c->running;
+		lent += c->lent && c->sb && !c->running;
+	}
 	sv->ps.running = n;
-	if (n > 0 || !was_busy)
+	sv->ps.lent = lent;
+	if (n + lent > 0 || !was_busy)
 		return;
 	pool_flush_spent(&sv->ps);
 	for (size_t i = 0; i < POOL_MAX_KEYS; i++)

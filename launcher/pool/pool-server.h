@@ -55,6 +55,7 @@ struct pool_key {
 struct pool_state {
 	unsigned size;	  /* sandboxes kept ready per policy (the stock) */
 	unsigned running; /* commands running in the pool's sandboxes now */
+	unsigned lent;	  /* sandboxes offered to a client that has not said it took them yet */
 	char *socket_path;
 	struct pool_key keys[POOL_MAX_KEYS];
 	struct pool_sandbox *spent; /* used, their commands over: destroyed when the pool is idle */
@@ -77,9 +78,10 @@ void pool_builder_stop(struct pool_state *ps);
 /* Take what the builder finished (done_r is readable). */
 void pool_builder_done(struct pool_state *ps);
 /* Ask for the next sandbox of @k, if it needs one: one build at a time (the builder's next
- * one is asked for when it ends), up to ps->size ready while no command runs, but only up to two
- * ready while commands run (a sustained load keeps the builder busy), so that a burst served from the stock does not share its CPU with
- * the stock's refill. */
+ * one is asked for when it ends), up to ps->size ready while no command runs and no offer is
+ * out, but only up to two ready while commands run or offers are out (a sustained load keeps
+ * the builder busy), so that a burst served from the stock does not share its CPU with the
+ * stock's refill. */
 void pool_refill(struct pool_state *ps, struct pool_key *k);
 /* Keep a used sandbox whose command is over, to destroy when the pool is idle (at most
  * POOL_MAX_SPENT: past that, all at once). */

@@ -140,6 +140,30 @@ static void test_negative_from(void **state)
 	assert_int_equal(cr_close_all_except(-1, NULL, 0), -EINVAL);
 }
 
+/* A descriptor closed early with closep() and then left to _cleanup_close_ at the scope's end:
+ * meanwhile its number went to another descriptor (in the pool, another thread's), which must
+ * survive the scope. */
+static void scope_closing_early(int *ret_other)
+{
+	_cleanup_close_ int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	closep(&fd);
+	assert_int_equal(fd, -EBADF);
+	*ret_other = open("/dev/null", O_RDONLY | O_CLOEXEC); /* the lowest number: fd's */
+}
+
+static void test_closep_once(void **state)
+{
+	int other;
+
+	(void)state;
+	scope_closing_early(&other);
+	assert_true(other >= 0);
+	assert_int_equal(fcntl(other, F_GETFD), FD_CLOEXEC); /* still open */
+	assert_int_equal(close(other), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -148,6 +172,7 @@ int main(void)
 		cmocka_unit_test(test_none_kept),
 		cmocka_unit_test(test_refused_is_an_error),
 		cmocka_unit_test(test_negative_from),
+		cmocka_unit_test(test_closep_once),
 	};
 
 	return cmocka_run_group_tests_name("fd-util", tests, NULL, NULL);
