@@ -46,6 +46,8 @@ int cr_cgroup_v2_base(const struct cr_cgroup_host *h, bool is_root, char *buf, s
 const struct cr_cgroup_host *cr_cg_host(void);
 /* @dfd/@file read into @buf, NUL-terminated (empty on failure). 0 or -errno. */
 int cr_cg_read_at(int dfd, const char *file, char *buf, size_t size);
+/* @text written to @dfd/@file in one write: 0, or -errno. */
+int cr_cg_write_text(int dfd, const char *file, const char *text);
 /* Whether the space- or newline-separated @list has @word. */
 bool cr_cg_has_word(const char *list, const char *word);
 /* Whether @dfd's cgroup.procs lists no process (@self_ok: none but corral itself); -errno. */

@@ -85,6 +85,16 @@ static int write_at(int dfd, const char *file, const char *fmt, ...)
 	return 0;
 }
 
+int cr_cg_write_text(int dfd, const char *file, const char *text)
+{
+	_cleanup_close_ int fd = openat(dfd, file, O_WRONLY | O_CLOEXEC);
+	ssize_t len = (ssize_t)strlen(text);
+
+	if (fd < 0)
+		return negative_errno();
+	return write(fd, text, (size_t)len) == len ? 0 : negative_errno();
+}
+
 int cr_cg_read_at(int dfd, const char *file, char *buf, size_t size)
 {
 	_cleanup_close_ int fd = openat(dfd, file, O_RDONLY | O_CLOEXEC);

@@ -13,6 +13,7 @@
 
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
+#include "cgroup-internal.h"
 #include "place.h"
 
 #define REMOVE_TRIES    1000
@@ -58,30 +59,6 @@ int cr_cgroup_path_resolve(const char *mount, const char *own, const char *path,
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-static int write_file(int dfd, const char *file, const char *text)
-{
-	_cleanup_close_ int fd = openat(dfd, file, O_WRONLY | O_CLOEXEC);
-	ssize_t len = (ssize_t)strlen(text);
-
-	if (fd < 0)
-		return negative_errno();
-	return write(fd, text, (size_t)len) == len ? 0 : negative_errno();
-}
-
-static int read_file(int dfd, const char *file, char *buf, size_t size)
-{
-	_cleanup_close_ int fd = openat(dfd, file, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return negative_errno();
-	n = read(fd, buf, size - 1);
-	if (n < 0)
-		return negative_errno();
-	buf[n] = '\0';
-	return 0;
-}
-
 bool cr_cgroup_has_word(const char *list, const char *word)
 {
 	size_t len = strlen(word);
@@ -112,7 +89,7 @@ static void enable(int dfd, const char *ctls)
 {
 	char avail[512], one[32];
 
-	if (read_file(dfd, "cgroup.controllers", avail, sizeof(avail)) < 0)
+	if (cr_cg_read_at(dfd, "cgroup.controllers", avail, sizeof(avail)) < 0)
 		return;
 	for (const char *p = ctls; *p; p += strspn(p, " ")) {
 		size_t len = strcspn(p, " ");
@@ -120,7 +97,7 @@ static void enable(int dfd, const char *ctls)
 		if (len < sizeof(one) - 1) {
 			(void)snprintf(one, sizeof(one), "+%.*s", (int)len, p);
 			if (strstr(avail, one + 1))
-				(void)write_file(dfd, "cgroup.subtree_control", one);
+				(void)cr_cg_write_text(dfd, "cgroup.subtree_control", one);
 		}
 		p += len;
 	}
@@ -163,14 +140,14 @@ int cr_cgroup_path_enter(const char *dir, bool v2, const char *ctls)
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return negative_errno();
-	r = read_file(fd, "cgroup.procs", procs, sizeof(procs));
+	r = cr_cg_read_at(fd, "cgroup.procs", procs, sizeof(procs));
 	if (r < 0)
 		return r;
 	for (char *p = procs; *p; p += strcspn(p, "\n"), p += strspn(p, "\n"))
 		if (atoi(p) != getpid())
 			return -EBUSY;
 	(void)snprintf(self, sizeof(self), "%d", (int)getpid());
-	r = write_file(fd, "cgroup.procs", self);
+	r = cr_cg_write_text(fd, "cgroup.procs", self);
 	return r < 0 ? r : TAKE_FD(fd);
 }
 
@@ -209,10 +186,10 @@ static void write_shares(const struct cr_cgroup_placed *pl, uint64_t shares)
 	if (pl->v2_ctls & (1u << CR_CTL_CPU)) {
 		(void)snprintf(v, sizeof(v), "%llu",
 			       (unsigned long long)(1 + ((shares - 2) * 9999) / 262142));
-		(void)write_file(pl->v2_fd, "cpu.weight", v);
+		(void)cr_cg_write_text(pl->v2_fd, "cpu.weight", v);
 	} else if (pl->v1_fd[CR_CTL_CPU] >= 0) {
 		(void)snprintf(v, sizeof(v), "%llu", (unsigned long long)shares);
-		(void)write_file(pl->v1_fd[CR_CTL_CPU], "cpu.shares", v);
+		(void)cr_cg_write_text(pl->v1_fd[CR_CTL_CPU], "cpu.shares", v);
 	}
 }
 
@@ -238,7 +215,7 @@ static int place_v2(const struct cr_cgroup_host *h, const struct cr_limits *l,
 	}
 	if (r < 0)
 		return cr_say(msg, size, "cgroup2 %s: %s", pl->v2_path, strerror(-r)), r;
-	if (read_file(pl->v2_fd, "cgroup.controllers", have, sizeof(have)) < 0)
+	if (cr_cg_read_at(pl->v2_fd, "cgroup.controllers", have, sizeof(have)) < 0)
 		have[0] = '\0';
 	for (int c = 0; c < _CR_CTL_MAX; c++)
 		if (strstr(have, cr_cgroup_ctl_name(c)))

@@ -13,6 +13,7 @@
 
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
+#include "cgroup-internal.h"
 #include "resources.h"
 
 /* The v1 controllers linux.resources names beyond memory, pids and cpu, with their cgroup2
@@ -29,30 +30,6 @@ struct v1_dir {
 	int fd; /* -errno: not entered (-ENOENT: no such hierarchy) */
 	char mount[256], path[PATH_MAX];
 };
-
-static int write_text(int dfd, const char *file, const char *text)
-{
-	_cleanup_close_ int fd = openat(dfd, file, O_WRONLY | O_CLOEXEC);
-	ssize_t len = (ssize_t)strlen(text);
-
-	if (fd < 0)
-		return negative_errno();
-	return write(fd, text, (size_t)len) == len ? 0 : negative_errno();
-}
-
-static int read_text(int dfd, const char *file, char *buf, size_t size)
-{
-	_cleanup_close_ int fd = openat(dfd, file, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return negative_errno();
-	n = read(fd, buf, size - 1);
-	if (n < 0)
-		return negative_errno();
-	buf[n] = '\0';
-	return 0;
-}
 
 static void fclosep(FILE **f)
 {
@@ -128,9 +105,9 @@ static int cpuset_init(const char *dir)
 		for (int k = 0; fd >= 0 && parent >= 0 && k < 2; k++) {
 			const char *f = k ? "cpuset.mems" : "cpuset.cpus";
 
-			if (read_text(fd, f, v, sizeof(v)) == 0 && v[0] == '\n' &&
-			    read_text(parent, f, v, sizeof(v)) == 0)
-				(void)write_text(fd, f, v);
+			if (cr_cg_read_at(fd, f, v, sizeof(v)) == 0 && v[0] == '\n' &&
+			    cr_cg_read_at(parent, f, v, sizeof(v)) == 0)
+				(void)cr_cg_write_text(fd, f, v);
 		}
 		if (!p)
 			return 0;
@@ -210,13 +187,13 @@ static int write_one(const struct cr_cgroup_file *f, int dfd, bool v2, const cha
 {
 	const char *file = v2 ? f->v2_file : f->v1_file, *value = v2 ? f->v2_value : f->v1_value;
 	char back[64];
-	int r = write_text(dfd, file, value);
+	int r = cr_cg_write_text(dfd, file, value);
 
 	if (r < 0)
 		return cr_say(msg, size, "%s: writing '%s' to %s/%s: %s", f->field, value, dir, file,
 			      strerror(-r)),
 		       r;
-	if (f->check && read_text(dfd, file, back, sizeof(back)) == 0 &&
+	if (f->check && cr_cg_read_at(dfd, file, back, sizeof(back)) == 0 &&
 	    strtoll(back, NULL, 10) != strtoll(value, NULL, 10))
 		return cr_say(msg, size,
 			      "%s: this kernel takes %s/%s but does not enforce it (it reads back %.*s)",
@@ -258,7 +235,7 @@ int cr_cgroup_place_files(const struct cr_cgroup_placed *pl, const char *path,
 	char have[512] = "";
 	int r = 0;
 
-	if (pl->v2_fd >= 0 && read_text(pl->v2_fd, "cgroup.controllers", have, sizeof(have)) < 0)
+	if (pl->v2_fd >= 0 && cr_cg_read_at(pl->v2_fd, "cgroup.controllers", have, sizeof(have)) < 0)
 		have[0] = '\0';
 	for (size_t k = 0; k < N_EXTRAS; k++)
 		x[k].fd = -ENOENT;

@@ -7,19 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "idmaps.h"
-
-static int fail(char *err, size_t size, int r, const char *fmt, ...) _printf_(4, 5);
-static int fail(char *err, size_t size, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	(void)vsnprintf(err, size, fmt, ap);
-	va_end(ap);
-	return r;
-}
 
 static bool overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 {
@@ -39,18 +29,18 @@ static int check_ranges(const struct cr_oci_idmap *m, size_t n, const char *fiel
 			size_t size)
 {
 	if (n > CR_OCI_IDMAP_MAX)
-		return fail(err, size, -E2BIG, "linux.%s: %zu ranges, more than the kernel's %d",
-			    field, n, CR_OCI_IDMAP_MAX);
+		return cr_msg(err, size, -E2BIG, "linux.%s: %zu ranges, more than the kernel's %d",
+			      field, n, CR_OCI_IDMAP_MAX);
 	for (size_t i = 0; i < n; i++) {
 		if (m[i].host_id == 0 || overlap(m[i].host_id, m[i].size, 0, 1))
-			return fail(err, size, -EPERM,
-				    "linux.%s[%zu]: maps host id 0 (root) into the container: corral maps ranges of other ids only",
-				    field, i);
+			return cr_msg(err, size, -EPERM,
+				      "linux.%s[%zu]: maps host id 0 (root) into the container: corral maps ranges of other ids only",
+				      field, i);
 		for (size_t k = 0; k < i; k++)
 			if (overlap(m[i].container_id, m[i].size, m[k].container_id, m[k].size) ||
 			    overlap(m[i].host_id, m[i].size, m[k].host_id, m[k].size))
-				return fail(err, size, -EINVAL, "linux.%s[%zu]: overlaps [%zu]",
-					    field, i, k);
+				return cr_msg(err, size, -EINVAL, "linux.%s[%zu]: overlaps [%zu]",
+					      field, i, k);
 	}
 	return 0;
 }
@@ -83,16 +73,16 @@ int cr_oci_idmap_text(const struct cr_oci_idmap *m, size_t n, uint32_t inside, u
 			m[0].size == 1))
 		return 0;
 	if (caller != 0)
-		return fail(err, size, -EPERM,
-			    "linux.%s: a caller other than root maps one id, the process's (%u) to its own (%u): corral runs no set-id helper (newuidmap) for ranges",
-			    field, inside, caller);
+		return cr_msg(err, size, -EPERM,
+			      "linux.%s: a caller other than root maps one id, the process's (%u) to its own (%u): corral runs no set-id helper (newuidmap) for ranges",
+			      field, inside, caller);
 	r = check_ranges(m, n, field, err, size);
 	if (r < 0)
 		return r;
 	host = host_of(m, n, inside);
 	if (host < 0)
-		return fail(err, size, -EINVAL,
-			    "linux.%s: the process's id %u is not mapped", field, inside);
+		return cr_msg(err, size, -EINVAL,
+			      "linux.%s: the process's id %u is not mapped", field, inside);
 	*ret_outside = (uint32_t)host;
 	return format(m, n, ret_text);
 }

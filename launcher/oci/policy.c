@@ -17,23 +17,13 @@
 #include <unistd.h>
 
 #include "cgroup/place.h"
+#include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/parse-util.h"
 #include "idmaps.h"
 #include "policy.h"
 #include "seccomp-spec.h"
 #include "sysctl.h"
-
-static int fail(char *err, size_t size, int r, const char *fmt, ...) _printf_(4, 5);
-static int fail(char *err, size_t size, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	(void)vsnprintf(err, size, fmt, ap);
-	va_end(ap);
-	return r;
-}
 
 static bool has_option(const struct cr_oci_mount *m, const char *opt)
 {
@@ -57,12 +47,12 @@ static int tmpfs_data(const struct cr_oci_mount *m, size_t i, struct cr_fs_op *o
 			unsigned long mode = strtoul(o + 5, &end, 8);
 
 			if (!o[5] || *end || mode > 07777)
-				return fail(err, size, -EINVAL, "mounts[%zu].options: bad '%s'", i, o);
+				return cr_msg(err, size, -EINVAL, "mounts[%zu].options: bad '%s'", i, o);
 			op->mode = (uint32_t)mode;
 		} else if (strncmp(o, "size=", 5) == 0) {
 			v = strtoull(o + 5, &end, 10);
 			if (!o[5] || (*end && strchr("kKmMgG", *end) == NULL) || (*end && end[1]))
-				return fail(err, size, -EINVAL, "mounts[%zu].options: bad '%s'", i, o);
+				return cr_msg(err, size, -EINVAL, "mounts[%zu].options: bad '%s'", i, o);
 			op->size = v << (*end == 'k' || *end == 'K'	? 10
 					 : *end == 'm' || *end == 'M' ? 20
 					 : *end == 'g' || *end == 'G' ? 30
@@ -118,7 +108,7 @@ static int add_mount_op(struct cr_policy *p, const struct cr_oci_mount *m, size_
 		_cleanup_free_ char *src = NULL;
 
 		if (!m->source)
-			return fail(err, size, -EINVAL, "mounts[%zu].source: a bind mount needs one", i);
+			return cr_msg(err, size, -EINVAL, "mounts[%zu].source: a bind mount needs one", i);
 		r = bundle_path(bundle, m->source, &src);
 		return r < 0 ? r : add(p, CR_FS_BIND, ro ? CR_FS_RO : 0, src, m->destination, NULL);
 	}
@@ -153,8 +143,8 @@ static int add_mount_op(struct cr_policy *p, const struct cr_oci_mount *m, size_
 		return add(p, CR_FS_BIND, CR_FS_RO | CR_FS_TRY, "/sys/fs/cgroup", m->destination,
 			   NULL);
 	}
-	return fail(err, size, -EOPNOTSUPP, "mounts[%zu].type: '%s' is not supported by corral yet",
-		    i, t);
+	return cr_msg(err, size, -EOPNOTSUPP, "mounts[%zu].type: '%s' is not supported by corral yet",
+		      i, t);
 }
 
 /* Is @path @dir or under it (whole components)? The rest, "" or from its '/', in *@rest. */
@@ -348,9 +338,9 @@ static int add_devices(struct cr_policy *p, const struct cr_oci_config *c, bool 
 		/* a node made in the image, or in a host directory bound in, would stay on the host,
 		 * usable there by whoever reaches it */
 		if (can_mknod && type != 'p' && !on_tmpfs(c, d->path))
-			return fail(err, size, -EPERM,
-				    "linux.devices[%zu]: %s: a device node is made only on a tmpfs of mounts[] (/dev), not in the image or a host directory, where it would outlive the container",
-				    i, d->path);
+			return cr_msg(err, size, -EPERM,
+				      "linux.devices[%zu]: %s: a device node is made only on a tmpfs of mounts[] (/dev), not in the image or a host directory, where it would outlive the container",
+				      i, d->path);
 		if (can_mknod || type == 'p') {
 			r = add(p, CR_FS_NODE, usable ? CR_FS_DEVICES : 0, NULL, d->path, &op);
 			if (r < 0)
@@ -363,9 +353,9 @@ static int add_devices(struct cr_policy *p, const struct cr_oci_config *c, bool 
 		}
 		if (stat(d->path, &st) < 0 || (st.st_mode & S_IFMT) != ifmt ||
 		    st.st_rdev != makedev(d->major, d->minor))
-			return fail(err, size, -EOPNOTSUPP,
-				    "linux.devices[%zu]: %s: no node can be made in a user namespace, and the host has no %c %u:%u there to bind",
-				    i, d->path, type, d->major, d->minor);
+			return cr_msg(err, size, -EOPNOTSUPP,
+				      "linux.devices[%zu]: %s: no node can be made in a user namespace, and the host has no %c %u:%u there to bind",
+				      i, d->path, type, d->major, d->minor);
 		r = add(p, CR_FS_BIND, usable ? CR_FS_DEVICES : 0, d->path, d->path, NULL);
 		if (r < 0)
 			return r;
@@ -381,7 +371,7 @@ static int add_filesystem(struct cr_policy *p, const struct cr_oci_config *c, co
 	int r;
 
 	if (!c->root_path)
-		return fail(err, size, -EINVAL, "root.path: is required to create a container");
+		return cr_msg(err, size, -EINVAL, "root.path: is required to create a container");
 	r = bundle_path(bundle, c->root_path, &root);
 	/* writable at first: missing mount points are made in it, as runtimes do */
 	r = r ?: add(p, CR_FS_BIND, 0, root, "/", NULL);
@@ -425,13 +415,13 @@ static int join_namespace(struct cr_policy *p, const struct cr_oci_namespace *n,
 	int fd;
 
 	if (n->type == CR_OCI_NS_TIME)
-		return fail(err, size, -EOPNOTSUPP,
-			    "linux.namespaces[%zu].path: joining a %s namespace is not supported", i,
-			    cr_oci_ns_type_name(n->type));
+		return cr_msg(err, size, -EOPNOTSUPP,
+			      "linux.namespaces[%zu].path: joining a %s namespace is not supported", i,
+			      cr_oci_ns_type_name(n->type));
 	fd = open(n->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return fail(err, size, negative_errno(), "linux.namespaces[%zu].path: %s: %m", i,
-			    n->path);
+		return cr_msg(err, size, negative_errno(), "linux.namespaces[%zu].path: %s: %m", i,
+			      n->path);
 	if (n->type == CR_OCI_NS_MOUNT) { /* even the caller's own: its root is not taken */
 		p->ex.join_mnt = true;
 		p->ex.mntns_fd = fd;
@@ -473,13 +463,13 @@ static int add_namespaces(struct cr_policy *p, const struct cr_oci_config *c, ch
 			continue;
 		}
 		if (n->type == CR_OCI_NS_TIME)
-			return fail(err, size, -EOPNOTSUPP,
-				    "linux.namespaces[%zu]: the time namespace is not supported", i);
+			return cr_msg(err, size, -EOPNOTSUPP,
+				      "linux.namespaces[%zu]: the time namespace is not supported", i);
 		p->ex.namespaces |= bits[n->type];
 	}
 	if (!(p->ex.namespaces & CR_NS_PID) && p->ex.pidns_fd < 0)
-		return fail(err, size, -EOPNOTSUPP,
-			    "linux.namespaces: corral runs a container in a pid namespace of its own; one of type pid is needed");
+		return cr_msg(err, size, -EOPNOTSUPP,
+			      "linux.namespaces: corral runs a container in a pid namespace of its own; one of type pid is needed");
 	return 0;
 }
 
@@ -488,8 +478,8 @@ static int add_namespaces(struct cr_policy *p, const struct cr_oci_config *c, ch
 static int late_ids(struct cr_policy *p, const struct cr_oci_process *pr, char *err, size_t size)
 {
 	if (pr->additional_gids.n > ELEMENTSOF(p->ex.groups))
-		return fail(err, size, -EOPNOTSUPP,
-			    "process.user.additionalGids: at most %zu groups", ELEMENTSOF(p->ex.groups));
+		return cr_msg(err, size, -EOPNOTSUPP,
+			      "process.user.additionalGids: at most %zu groups", ELEMENTSOF(p->ex.groups));
 	p->ex.late_ids = true;
 	p->ex.late_uid = pr->uid;
 	p->ex.late_gid = pr->gid;
@@ -507,8 +497,8 @@ static int add_ids(struct cr_policy *p, const struct cr_oci_config *c,
 	int r;
 
 	if (!userns && caller->uid != 0)
-		return fail(err, size, -EOPNOTSUPP,
-			    "linux.namespaces: a caller other than root needs a user namespace");
+		return cr_msg(err, size, -EOPNOTSUPP,
+			      "linux.namespaces: a caller other than root needs a user namespace");
 	/* root without a user namespace: the sandbox built as root, then the process's ids and
 	 * groups taken, as runtimes do (ns/stages.c) */
 	r = userns ? 0 : late_ids(p, pr, err, size);
@@ -516,8 +506,8 @@ static int add_ids(struct cr_policy *p, const struct cr_oci_config *c,
 		return r;
 	for (size_t i = 0; userns && i < pr->additional_gids.n; i++)
 		if (pr->additional_gids.v[i] != pr->gid)
-			return fail(err, size, -EOPNOTSUPP,
-				    "process.user.additionalGids: supplementary groups in a user namespace are not implemented yet");
+			return cr_msg(err, size, -EOPNOTSUPP,
+				      "process.user.additionalGids: supplementary groups in a user namespace are not implemented yet");
 	/* the user namespace corral added (userns.c) maps the process's ids itself */
 	if (userns && !p->ex.idmap_root) {
 		r = cr_oci_idmap_text(c->uid_mappings, c->n_uid_mappings, pr->uid, caller->uid,
@@ -565,9 +555,9 @@ static int add_files(struct cr_limits *l, const struct cr_oci_resources *res, ch
 	}
 	for (size_t i = 0; i < res->n_files; i++)
 		if (!res->files[i].optional && !is_cpu_quota(&res->files[i]))
-			return fail(err, size, -EOPNOTSUPP,
-				    "%s: needs linux.cgroupsPath (corral writes it into the caller's cgroup)",
-				    res->files[i].field);
+			return cr_msg(err, size, -EOPNOTSUPP,
+				      "%s: needs linux.cgroupsPath (corral writes it into the caller's cgroup)",
+				      res->files[i].field);
 	return 0;
 }
 
@@ -580,12 +570,12 @@ static int add_limits(struct cr_policy *p, const struct cr_oci_config *c, char *
 	/* the caller's own cgroup: the container's processes, its limits and its events there */
 	if (c->cgroups_path && c->cgroups_path[0]) {
 		if (cr_cgroup_path_check(c->cgroups_path, why, sizeof(why)) < 0)
-			return fail(err, size, -EINVAL, "linux.cgroupsPath: %s", why);
+			return cr_msg(err, size, -EINVAL, "linux.cgroupsPath: %s", why);
 		(void)strlcpy(l->cgroup_path, c->cgroups_path, sizeof(l->cgroup_path));
 	}
 	if (res->cpu_shares > 0 && !l->cgroup_path[0])
-		return fail(err, size, -EOPNOTSUPP,
-			    "linux.resources.cpu.shares: needs linux.cgroupsPath (a weight among the caller's cgroups)");
+		return cr_msg(err, size, -EOPNOTSUPP,
+			      "linux.resources.cpu.shares: needs linux.cgroupsPath (a weight among the caller's cgroups)");
 	l->cpu_shares = res->cpu_shares > 262144 ? 262144 : (uint64_t)res->cpu_shares;
 
 	if (res->memory_limit > 0) {
@@ -627,11 +617,11 @@ static int refuse_unimplemented(const struct cr_oci_config *c, char *err, size_t
 	/* the two that run inside the container, after its root is made (the others run:
 	 * hooks.h) */
 	if (c->n_hooks[CR_OCI_HOOK_CREATE_CONTAINER] || c->n_hooks[CR_OCI_HOOK_START_CONTAINER])
-		return fail(err, size, -EOPNOTSUPP,
-			    "hooks.%s: hooks run inside the container are not supported by corral (prestart, createRuntime, poststart and poststop are)",
-			    cr_oci_hook_name(c->n_hooks[CR_OCI_HOOK_CREATE_CONTAINER]
-						     ? CR_OCI_HOOK_CREATE_CONTAINER
-						     : CR_OCI_HOOK_START_CONTAINER));
+		return cr_msg(err, size, -EOPNOTSUPP,
+			      "hooks.%s: hooks run inside the container are not supported by corral (prestart, createRuntime, poststart and poststop are)",
+			      cr_oci_hook_name(c->n_hooks[CR_OCI_HOOK_CREATE_CONTAINER]
+						       ? CR_OCI_HOOK_CREATE_CONTAINER
+						       : CR_OCI_HOOK_START_CONTAINER));
 	/* linux.resources.devices goes to the devices cgroup v1 of the caller's cgroup; where there
 	 * is none (cgroup2, no cgroupsPath), the rules still hold: every mount corral makes is
 	 * nodev and its /dev holds only the nodes runtimes allow whatever the list says (null,
@@ -688,8 +678,8 @@ int cr_oci_policy_build(const struct cr_oci_config *c, const char *bundle,
 	/* made or joined (a pod's, set there as other runtimes do); never the caller's own */
 	if (r >= 0 && c->hostname && c->hostname[0] &&
 	    !((ret->ex.namespaces | ret->ex.joins) & CR_NS_UTS))
-		r = fail(err, size, -EINVAL,
-			 "hostname: needs a uts namespace other than the caller's (made or joined)");
+		r = cr_msg(err, size, -EINVAL,
+			   "hostname: needs a uts namespace other than the caller's (made or joined)");
 	if (r >= 0 && c->hostname && c->hostname[0] && !(ret->hostname = strdup(c->hostname)))
 		r = -ENOMEM;
 	ret->net = ret->ex.namespaces & CR_NS_NET ? CR_NET_NONE : CR_NET_HOST;

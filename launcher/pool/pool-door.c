@@ -34,24 +34,6 @@ int pool_door_build(int argc, char **argv, char *const *env, struct cr_policy *r
 	return door->build(argc, argv, env, ret, msg, size);
 }
 
-static void put_bytes(SHA2_CTX *c, const void *p, size_t n)
-{
-	uint64_t len = n;
-
-	SHA256Update(c, (const uint8_t *)&len, sizeof(len));
-	SHA256Update(c, p, n);
-}
-
-static void put_str(SHA2_CTX *c, const char *s)
-{
-	put_bytes(c, s ?: "\xff", s ? strlen(s) : 1); /* NULL differs from "" */
-}
-
-static void put_u64(SHA2_CTX *c, uint64_t v)
-{
-	put_bytes(c, &v, sizeof(v));
-}
-
 /* Everything of cr_policy.ex and fs_ops that shapes the sandbox. The descriptors a policy names
  * (a bind's, a file's, --userns...) are its run's own: such a policy is never pooled
  * (pool_door_unfit()), but their presence is in the digest all the same. */
@@ -61,48 +43,48 @@ void pool_door_digest(const struct cr_policy *p, uint8_t ret[32])
 	SHA2_CTX c;
 
 	SHA256Init(&c);
-	put_u64(&c, ex->on);
-	put_u64(&c, p->n_fs_ops);
+	pool_put_u64(&c, ex->on);
+	pool_put_u64(&c, p->n_fs_ops);
 	for (size_t i = 0; i < p->n_fs_ops; i++) {
 		const struct cr_fs_op *f = &p->fs_ops[i];
 
-		put_u64(&c, (uint64_t)f->kind);
-		put_u64(&c, f->flags);
-		put_u64(&c, f->mode);
-		put_u64(&c, f->size);
-		put_str(&c, f->src);
-		put_str(&c, f->dst);
-		put_str(&c, f->upper);
-		put_str(&c, f->work);
-		put_u64(&c, f->fd >= 0);
+		pool_put_u64(&c, (uint64_t)f->kind);
+		pool_put_u64(&c, f->flags);
+		pool_put_u64(&c, f->mode);
+		pool_put_u64(&c, f->size);
+		pool_put_str(&c, f->src);
+		pool_put_str(&c, f->dst);
+		pool_put_str(&c, f->upper);
+		pool_put_str(&c, f->work);
+		pool_put_u64(&c, f->fd >= 0);
 	}
-	put_u64(&c, ex->namespaces);
-	put_u64(&c, ex->nested_userns);
-	put_u64(&c, ex->assert_no_userns);
-	put_u64(&c, ex->uid);
-	put_u64(&c, ex->gid);
-	put_u64(&c, ex->caps);
-	put_u64(&c, ex->caps_inheritable);
-	put_u64(&c, ex->as_pid_1);
-	put_u64(&c, ex->init_dumpable);
-	put_u64(&c, ex->new_session);
-	put_u64(&c, ex->ctty);
-	put_u64(&c, ex->harden_proc);
-	put_u64(&c, ex->cwd_fallback);
-	put_str(&c, ex->argv0);
-	put_u64(&c, ex->n_seccomp_programs);
+	pool_put_u64(&c, ex->namespaces);
+	pool_put_u64(&c, ex->nested_userns);
+	pool_put_u64(&c, ex->assert_no_userns);
+	pool_put_u64(&c, ex->uid);
+	pool_put_u64(&c, ex->gid);
+	pool_put_u64(&c, ex->caps);
+	pool_put_u64(&c, ex->caps_inheritable);
+	pool_put_u64(&c, ex->as_pid_1);
+	pool_put_u64(&c, ex->init_dumpable);
+	pool_put_u64(&c, ex->new_session);
+	pool_put_u64(&c, ex->ctty);
+	pool_put_u64(&c, ex->harden_proc);
+	pool_put_u64(&c, ex->cwd_fallback);
+	pool_put_str(&c, ex->argv0);
+	pool_put_u64(&c, ex->n_seccomp_programs);
 	for (size_t i = 0; i < ex->n_seccomp_programs; i++)
-		put_bytes(&c, ex->seccomp_programs[i].insns, ex->seccomp_programs[i].size);
-	put_u64(&c, ex->block_fd >= 0);
-	put_u64(&c, ex->ready_fd >= 0);
-	put_u64(&c, ex->userns_block_fd >= 0);
-	put_u64(&c, ex->userns_fd >= 0);
-	put_u64(&c, ex->pidns_fd >= 0);
-	put_u64(&c, ex->userns2_fd >= 0);
-	put_u64(&c, ex->joins);
+		pool_put_bytes(&c, ex->seccomp_programs[i].insns, ex->seccomp_programs[i].size);
+	pool_put_u64(&c, ex->block_fd >= 0);
+	pool_put_u64(&c, ex->ready_fd >= 0);
+	pool_put_u64(&c, ex->userns_block_fd >= 0);
+	pool_put_u64(&c, ex->userns_fd >= 0);
+	pool_put_u64(&c, ex->pidns_fd >= 0);
+	pool_put_u64(&c, ex->userns2_fd >= 0);
+	pool_put_u64(&c, ex->joins);
 	for (char **l = ex->lock_files; l && *l; l++)
-		put_str(&c, *l);
-	put_str(&c, p->limits.cgroup_path);
+		pool_put_str(&c, *l);
+	pool_put_str(&c, p->limits.cgroup_path);
 	SHA256Final(ret, &c);
 }
 

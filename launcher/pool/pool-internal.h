@@ -42,6 +42,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sha2.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -81,6 +82,11 @@ struct pool_reply {
  * the descriptors, which each command brings): two policies with one fingerprint build the same
  * sandbox. */
 void cr_pool_fingerprint(const struct cr_policy *p, uint8_t ret[32]);
+/* The fingerprint's pieces, each length-prefixed so that no two sequences hash alike (a NULL
+ * string differs from ""); pool-door.c hashes its doors' fields with them too. */
+void pool_put_bytes(SHA2_CTX *c, const void *p, size_t n);
+void pool_put_str(SHA2_CTX *c, const char *s);
+void pool_put_u64(SHA2_CTX *c, uint64_t v);
 
 /* The explicit part of a policy (cr_policy.ex, fs_ops; pool-door.c): its digest, which the
  * fingerprint covers, and why the pool cannot serve it (NULL: it can). */

@@ -14,7 +14,7 @@
 #include "launcher/session/state.h"
 #include "pool-internal.h"
 
-static void put_bytes(SHA2_CTX *c, const void *p, size_t n)
+void pool_put_bytes(SHA2_CTX *c, const void *p, size_t n)
 {
 	uint64_t len = n;
 
@@ -22,22 +22,22 @@ static void put_bytes(SHA2_CTX *c, const void *p, size_t n)
 	SHA256Update(c, p, n);
 }
 
-static void put_str(SHA2_CTX *c, const char *s)
+void pool_put_str(SHA2_CTX *c, const char *s)
 {
-	put_bytes(c, s ?: "\xff", s ? strlen(s) : 1); /* NULL differs from "" */
+	pool_put_bytes(c, s ?: "\xff", s ? strlen(s) : 1); /* NULL differs from "" */
 }
 
-static void put_u64(SHA2_CTX *c, uint64_t v)
+void pool_put_u64(SHA2_CTX *c, uint64_t v)
 {
-	put_bytes(c, &v, sizeof(v));
+	pool_put_bytes(c, &v, sizeof(v));
 }
 
 static void put_ports(SHA2_CTX *c, const struct cr_port_range *r, size_t n)
 {
-	put_u64(c, r ? n + 1 : 0); /* NULL (not restricted) differs from none */
+	pool_put_u64(c, r ? n + 1 : 0); /* NULL (not restricted) differs from none */
 	for (size_t i = 0; i < n; i++) {
-		put_u64(c, r[i].first);
-		put_u64(c, r[i].last);
+		pool_put_u64(c, r[i].first);
+		pool_put_u64(c, r[i].last);
 	}
 }
 
@@ -47,45 +47,45 @@ void cr_pool_fingerprint(const struct cr_policy *p, uint8_t ret[32])
 	SHA2_CTX c;
 
 	SHA256Init(&c);
-	put_str(&c, CR_VERSION);
-	put_str(&c, p->workspace);
-	put_u64(&c, p->workspace_ro);
-	put_str(&c, p->home);
-	put_u64(&c, p->n_paths);
+	pool_put_str(&c, CR_VERSION);
+	pool_put_str(&c, p->workspace);
+	pool_put_u64(&c, p->workspace_ro);
+	pool_put_str(&c, p->home);
+	pool_put_u64(&c, p->n_paths);
 	for (size_t i = 0; i < p->n_paths; i++) {
-		put_str(&c, p->paths[i].path);
-		put_u64(&c, (uint64_t)p->paths[i].access);
+		pool_put_str(&c, p->paths[i].path);
+		pool_put_u64(&c, (uint64_t)p->paths[i].access);
 	}
-	put_u64(&c, p->n_pins);
+	pool_put_u64(&c, p->n_pins);
 	for (size_t i = 0; i < p->n_pins; i++)
-		put_str(&c, p->pins[i]);
-	put_u64(&c, (uint64_t)p->net);
-	put_u64(&c, p->n_allow_hosts);
+		pool_put_str(&c, p->pins[i]);
+	pool_put_u64(&c, (uint64_t)p->net);
+	pool_put_u64(&c, p->n_allow_hosts);
 	for (size_t i = 0; i < p->n_allow_hosts; i++)
-		put_str(&c, p->allow_hosts[i]);
-	put_u64(&c, (uint64_t)p->landlock);
-	put_u64(&c, (uint64_t)p->landlock_min_abi);
+		pool_put_str(&c, p->allow_hosts[i]);
+	pool_put_u64(&c, (uint64_t)p->landlock);
+	pool_put_u64(&c, (uint64_t)p->landlock_min_abi);
 	put_ports(&c, p->tcp_connect, p->n_tcp_connect);
 	put_ports(&c, p->tcp_bind, p->n_tcp_bind);
-	put_u64(&c, p->allow_degraded);
-	put_u64(&c, p->map_root);
-	put_u64(&c, p->uid);
-	put_u64(&c, p->gid);
-	put_str(&c, p->hostname);
-	put_u64(&c, p->n_secrets);
-	put_u64(&c, p->redirect_stdio);
-	put_u64(&c, p->n_keep_fds);
-	put_u64(&c, (uint64_t)p->seccomp);
-	put_str(&c, p->seccomp_profile);
-	put_u64(&c, p->no_spawn);
-	put_u64(&c, p->ptrace);
+	pool_put_u64(&c, p->allow_degraded);
+	pool_put_u64(&c, p->map_root);
+	pool_put_u64(&c, p->uid);
+	pool_put_u64(&c, p->gid);
+	pool_put_str(&c, p->hostname);
+	pool_put_u64(&c, p->n_secrets);
+	pool_put_u64(&c, p->redirect_stdio);
+	pool_put_u64(&c, p->n_keep_fds);
+	pool_put_u64(&c, (uint64_t)p->seccomp);
+	pool_put_str(&c, p->seccomp_profile);
+	pool_put_u64(&c, p->no_spawn);
+	pool_put_u64(&c, p->ptrace);
 	for (int l = 0; l < _CR_LIMIT_MAX; l++) {
-		put_u64(&c, p->limits.value[l]);
-		put_u64(&c, p->limits.set[l]);
+		pool_put_u64(&c, p->limits.value[l]);
+		pool_put_u64(&c, p->limits.set[l]);
 	}
-	put_u64(&c, p->limits.required);
+	pool_put_u64(&c, p->limits.required);
 	pool_door_digest(p, door);
-	put_bytes(&c, door, sizeof(door));
+	pool_put_bytes(&c, door, sizeof(door));
 	SHA256Final(ret, &c);
 }
 
