@@ -229,7 +229,7 @@ for m in $MODES; do
 		# Enforced, not only reported: the run's memory cgroup on the host holds the default.
 		(sandbox "$m" "$ws" -- sh -c "sleep 30 # $TAG-def" >/dev/null 2>&1) &
 		def_pid=$!
-		wait_for pgrep -f "^sh -c sleep 30 # $TAG-def"
+		wait_for pgrep -f "^sh -c sleep 30 # $TAG-def" >/dev/null
 		cg=$(awk -F: '$2 == "memory" { print $3 }' "/proc/$(pgrep -nf "^sh -c sleep 30 # $TAG-def")/cgroup" 2>/dev/null)
 		lim=$(cat "/sys/fs/cgroup/memory$cg/memory.limit_in_bytes" 2>/dev/null)
 		for p in $(pgrep -f "$TAG-def"); do kill -KILL "$p" 2>/dev/null; done
@@ -283,7 +283,7 @@ for m in $MODES; do
 		for lim in 6 12; do
 			rm -f "$ws"/forked.*
 			sbj "$m" "$ws" --pids "$lim" -- sh -c 'for i in 1 2 3 4 5 6 7 8; do
-				( : >"$PWD/forked.$i"; exec sleep 1 ) 2>/dev/null & done; wait'
+				( : >"$PWD/forked.$i"; exec sleep 3 ) 2>/dev/null & done; wait'
 			n=$(find "$ws" -name 'forked.*' | wc -l)
 			if [ "$lim" = 6 ]; then
 				check "$m: --pids 6: pid 1 and the shell count, so 4 of 8 children start, reported as pids_limit_hit" \
