@@ -653,6 +653,8 @@ static int linux_spawn(struct cr_run *run)
 	return r;
 }
 
+static void take_msg(struct cr_run *run, const struct cr_child_msg *m);
+
 /* corral serve (ns/zygote.c): the sandbox of a prepared run, whose pid 1 becomes the zygote of
  * @pool workers and talks over @control_fd. No signal is blocked or forwarded: the server has its
  * own handling, and pid 1 is reaped by run_free(). */
@@ -664,6 +666,15 @@ int cr_ns_spawn_warm(struct cr_run *run, unsigned pool, int control_fd,
 	run->ctx.warm_pool = pool;
 	run->ctx.warm_fd = control_fd;
 	r = spawn_sandbox(run);
+	/* pid 1 went before it took the sync byte or its cgroups (EPIPE): the reason it sent
+	 * first, e.g. EMFILE, rather than the broken pipe it left */
+	if (r == -EPIPE && !run->have_error && run->msg_fd >= 0) {
+		struct pollfd pfd = { .fd = run->msg_fd, .events = POLLIN };
+		struct cr_child_msg m;
+
+		if (poll(&pfd, 1, 1000) > 0 && read(run->msg_fd, &m, sizeof(m)) == sizeof(m))
+			take_msg(run, &m);
+	}
 	if (r < 0 && run->have_error)
 		*ret_error = run->error;
 	else if (r < 0)
