@@ -247,15 +247,14 @@ static int prepare(struct monitor *m, const struct cr_driver *drv, struct cr_run
 
 	const char *unfit = cr_oci_userns_unfit(m->config, m->policy);
 
-	(void)snprintf(m->userns, sizeof(m->userns), "%s%s",
-		       ex->idmap_root					     ? "added"
-		       : (ex->namespaces & CR_NS_USER) || ex->userns_fd >= 0 ? "config"
-		       : unfit && m->userns_auto && cr_oci_host_root()	     ? "none: "
-									     : "none",
-		       !ex->idmap_root && !(ex->namespaces & CR_NS_USER) && ex->userns_fd < 0 &&
-				       unfit && m->userns_auto && cr_oci_host_root()
-			       ? unfit
-			       : "");
+	if (ex->idmap_root)
+		(void)snprintf(m->userns, sizeof(m->userns), "added");
+	else if ((ex->namespaces & CR_NS_USER) || ex->userns_fd >= 0)
+		(void)snprintf(m->userns, sizeof(m->userns), "config");
+	else if (unfit && m->userns_auto && cr_oci_host_root())
+		(void)snprintf(m->userns, sizeof(m->userns), "none: %s", unfit);
+	else
+		(void)snprintf(m->userns, sizeof(m->userns), "none");
 	r = drv->prepare(m->policy, run, err);
 	if (r != -EINVAL || strcmp(err->stage, "mounts") != 0 || !m->policy->ex.idmap_root ||
 	    !m->userns_auto)

@@ -10,20 +10,8 @@
 # shellcheck source=tests/integration/lib.sh
 source "$CR_TESTS_DIR/integration/lib.sh"
 
-HOST_PIDS=()
-BOX_ROOTS=()
-HOST_MOUNTS=()
-ocifs_cleanup() {
-	local p r id
-	for r in "${BOX_ROOTS[@]}"; do
-		for id in "$r"/*/; do
-			[ -d "$id" ] && "$CORRAL" oci --root "$r" delete --force "$(basename "$id")" 2>/dev/null
-		done
-	done
-	for p in "${HOST_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	for p in "${HOST_MOUNTS[@]}"; do umount -R "$p" 2>/dev/null; done
-}
-CR_CLEANUP_HOOK="${CR_CLEANUP_HOOK:+$CR_CLEANUP_HOOK; }ocifs_cleanup"
+# shellcheck source=tests/integration/oci-lib.sh
+source "$CR_TESTS_DIR/integration/oci-lib.sh"
 
 # own MODE PATH...: new 0700 directories of MODE's uid.
 own() {

@@ -9,18 +9,8 @@
 # shellcheck source=tests/integration/lib.sh
 source "$CR_TESTS_DIR/integration/lib.sh"
 
-HOST_PIDS=()
-ROOTS=()
-tty_cleanup() {
-	local r id p
-	for r in "${ROOTS[@]}"; do
-		for id in "$r"/*/; do
-			[ -d "$id" ] && "$CORRAL" oci --root "$r" delete --force "$(basename "$id")" 2>/dev/null
-		done
-	done
-	for p in "${HOST_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-}
-CR_CLEANUP_HOOK="${CR_CLEANUP_HOOK:+$CR_CLEANUP_HOOK; }tty_cleanup"
+# shellcheck source=tests/integration/oci-lib.sh
+source "$CR_TESTS_DIR/integration/oci-lib.sh"
 
 # A host pty, writable by everyone, whose master this holder drains into a file: what a
 # container must not reach. Its number is written first.
@@ -87,7 +77,7 @@ INSIDE='tty; test -t 0 && test -t 1 && echo stdin-tty; stat -c "dev %d" "$(tty)"
 for m in $MODES; do
 	d=$CR_TMP/$m root=$CR_TMP/$m/root
 	mkdir -p "$d" && chown "$(as "$m" id -u)" "$d" && chmod 0700 "$d"
-	ROOTS+=("$root")
+	BOX_ROOTS+=("$root")
 
 	# --- create: the container's init makes the console --------------------------------------
 	bundle "$m" "$d/tty" tty "$INSIDE; exit 4"

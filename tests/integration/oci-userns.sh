@@ -11,18 +11,8 @@
 # shellcheck source=tests/integration/lib.sh
 source "$CR_TESTS_DIR/integration/lib.sh"
 
-HOST_PIDS=()
-ROOTS=()
-userns_cleanup() {
-	local r id p
-	for r in "${ROOTS[@]}"; do
-		for id in "$r"/*/; do
-			[ -d "$id" ] && "$CORRAL" oci --root "$r" delete --force "$(basename "$id")" 2>/dev/null
-		done
-	done
-	for p in "${HOST_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-}
-CR_CLEANUP_HOOK="${CR_CLEANUP_HOOK:+$CR_CLEANUP_HOOK; }userns_cleanup"
+# shellcheck source=tests/integration/oci-lib.sh
+source "$CR_TESTS_DIR/integration/oci-lib.sh"
 
 # The image: a busybox root owned by host root, as engines' are.
 rootfs=$CR_TMP/rootfs
@@ -91,7 +81,7 @@ ATTACK='id -u; echo pwn >>/mnt/host-file && echo WROTE-HOST; cat /mnt/host-secre
 for m in $MODES; do
 	d=$CR_TMP/$m
 	mkdir -p "$d" && chown "$(as "$m" id -u)" "$d" && chmod 0700 "$d"
-	ROOTS+=("$d/root")
+	BOX_ROOTS+=("$d/root")
 	rm -f "$rootfs/root/f" "$rootfs/tmp/t"
 	bundle "$m" "$d/b" "$ATTACK"
 	box "$m" c1 "$d/b"

@@ -12,19 +12,9 @@
 # shellcheck source=tests/integration/lib.sh
 source "$CR_TESTS_DIR/integration/lib.sh"
 
-HOST_PIDS=()
+# shellcheck source=tests/integration/oci-lib.sh
+source "$CR_TESTS_DIR/integration/oci-lib.sh"
 VERSION=$("$CORRAL" --version | sed -n 's/^corral //p')
-BOX_ROOTS=()
-oci_cleanup() {
-	local p r id
-	for r in "${BOX_ROOTS[@]}"; do
-		for id in "$r"/*/; do
-			[ -d "$id" ] && "$CORRAL" oci --root "$r" delete --force "$(basename "$id")" 2>/dev/null
-		done
-	done
-	for p in "${HOST_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-}
-CR_CLEANUP_HOOK="${CR_CLEANUP_HOOK:+$CR_CLEANUP_HOOK; }oci_cleanup"
 
 # oci MODE ARGS...: corral oci as MODE; stdout in $OUT, stderr in $ERR, the status in $RC.
 oci() {
