@@ -92,11 +92,13 @@ for m in $MODES; do
 		--workspace "$ws" --ro "$BIN" --grant once -- sh -c '(sleep 27.18 &); sleep 27.18' \
 		</dev/null >/dev/null 2>&1) &
 	cpid=$!
-	wait_for sh -c '[ "$(pgrep -fc "sleep 27.18")" -ge 2 ]'
-	sbx=$(sandbox_of "$(pgrep -f "sleep 27.18" | head -1)")
+	wait_for sh -c '[ "$(pgrep -fxc "sleep 27.18")" -ge 2 ]'
+	# (the sleeps themselves: the client's command line and the shell's name them too, and
+	# which of those has the lowest pid depends on when the pool forked ahead)
+	sbx=$(sandbox_of "$(pgrep -fx "sleep 27.18" | head -1)")
 	kill -9 "$cpid"
 	wait "$cpid" 2>/dev/null
-	gone() { ! pgrep -f "sleep 27.18" >/dev/null && ! kill -0 "${sbx:-0}" 2>/dev/null; }
+	gone() { ! pgrep -f "sleep 27.18" >/dev/null && { [ -z "$sbx" ] || ! kill -0 "$sbx" 2>/dev/null; }; }
 	check "$m: corral run SIGKILLed mid-run: its command, the command's child and the sandbox are gone" \
 		wait_for gone
 	is "$m: control: the command ran in a sandbox of the pool" '[ -n "$sbx" ]'
