@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -17,6 +19,7 @@
 #include "launcher/base/macro.h"
 #include "launcher/base/path-open.h"
 #include "launcher/base/path-util.h"
+#include "mountinfo.h"
 
 void cr_idmap_compute(uint32_t uid, uint32_t gid, bool map_root, uint32_t root_uid,
 		      uint32_t root_gid, struct cr_idmap *ret)
@@ -215,6 +218,95 @@ static int owner_userns(struct owner_ns *cache, size_t *n, size_t max, uint32_t 
 	return fd;
 }
 
+/* Whether the one mount at @fd, without what is mounted below it, can be idmapped through
+ * @userns: 0, or mount_setattr()'s -errno (-EINVAL: its file system cannot be). */
+static int idmap_probe(int fd, int userns)
+{
+	_cleanup_close_ int tree = -EBADF;
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_IDMAP, .userns_fd = (uint64_t)userns };
+
+	tree = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+	if (tree < 0)
+		return negative_errno();
+	if (mount_setattr(tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
+		return negative_errno();
+	return 0;
+}
+
+static void fclosep(FILE **f)
+{
+	if (*f)
+		(void)fclose(*f);
+}
+
+/* The mount below @top (a canonical path; not @top itself) that cannot be idmapped through
+ * @userns: each mount point under it in /proc/self/mountinfo is tried alone, as the mount found
+ * there (a mount hidden under another cannot be reached, and is skipped). Its mount point and
+ * type in @ret_mnt and @ret_type, printable. 0, -ENOENT if none, or -errno. */
+static int unidmappable_below(const char *top, int userns, char *ret_mnt, size_t mnt_size,
+			      char *ret_type, size_t type_size)
+{
+	_cleanup_(fclosep) FILE *f = fopen("/proc/self/mountinfo", "re");
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+
+	if (!f)
+		return negative_errno();
+	while ((len = getline(&line, &cap, f)) > 0) {
+		_cleanup_close_ int fd = -EBADF;
+		struct cr_mountinfo mi;
+		struct statx stx;
+
+		line[len - 1] = line[len - 1] == '\n' ? '\0' : line[len - 1];
+		if (cr_mountinfo_parse(line, &mi) < 0 || strcmp(mi.mount_point, top) == 0 ||
+		    !cr_path_is_within(mi.mount_point, top))
+			continue;
+		fd = cr_open_path_nofollow(mi.mount_point);
+		if (fd < 0 || statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0 ||
+		    !(stx.stx_mask & STATX_MNT_ID) || stx.stx_mnt_id != mi.id ||
+		    idmap_probe(fd, userns) != -EINVAL)
+			continue;
+		cr_mountinfo_printable(mi.mount_point, ret_mnt, mnt_size);
+		cr_mountinfo_printable(mi.fstype, ret_type, type_size);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* The reason @path (open at @src) could not be idmapped as a tree (-EINVAL), with the fix: its
+ * own file system, or a mount below it. The tree is idmapped whole or not at all: a mount left
+ * out would hide what the user put there, and one left unidmapped would not be the owner's to
+ * write. Error path only. */
+static void einval_msg(const char *path, int src, int userns, uint32_t owner,
+		       const struct cr_idmap *sandbox, char *msg, size_t size)
+{
+	char top[PATH_MAX], sub[512], type[64], what[768], proc[64], buf[32];
+	ssize_t n;
+
+	(void)snprintf(proc, sizeof(proc), "/proc/self/fd/%d", src);
+	n = readlink(proc, top, sizeof(top) - 1);
+	if (n > 0 && idmap_probe(src, userns) == 0) {
+		top[n] = '\0';
+		if (unidmappable_below(top, userns, sub, sizeof(sub), type, sizeof(type)) == 0)
+			(void)snprintf(what, sizeof(what), "%s (a %s mount in %s)", sub, type,
+				       path);
+		else
+			(void)snprintf(what, sizeof(what), "a mount in %s, hidden under another,",
+				       path);
+		(void)snprintf(msg, size,
+			       "%s cannot be idmapped, so neither can %s, which is idmapped whole or not at all, and the sandbox (host uid %u) cannot write there as its owner (uid %u); "
+			       "fix: umount it, or choose a workspace or --rw path that does not hold it, or pass --uid/--gid of its owner if not root",
+			       what, path, sandbox->outside_uid, owner);
+		return;
+	}
+	(void)snprintf(msg, size,
+		       "%s is on a file system (%s) that cannot be idmapped, so the sandbox (host uid %u) cannot write as its owner (uid %u); "
+		       "fix: chown -R %u:%u %s, or pass --uid/--gid of its owner if not root, or put it on ext4, xfs, btrfs or tmpfs",
+		       path, fs_name(src, buf, sizeof(buf)), sandbox->outside_uid, owner,
+		       sandbox->outside_uid, sandbox->outside_gid, path);
+}
+
 /* @op idmapped as its source's owner, or with @encl (an idmapped pin's enclosing path) as that
  * path's owner. */
 static int idmap_one(struct cr_mount_op *op, const struct cr_mount_op *encl,
@@ -223,7 +315,6 @@ static int idmap_one(struct cr_mount_op *op, const struct cr_mount_op *encl,
 {
 	_cleanup_close_ int src = -EBADF;
 	struct stat st;
-	char buf[32];
 	int userns, tree, r;
 
 	src = cr_open_path_nofollow(op->src);
@@ -248,11 +339,7 @@ static int idmap_one(struct cr_mount_op *op, const struct cr_mount_op *encl,
 	}
 	r = cr_idmap_mount_tree(src, userns, &tree);
 	if (r == -EINVAL) {
-		(void)snprintf(msg, size,
-			       "%s is on a file system (%s) that cannot be idmapped, so the sandbox (host uid %u) cannot write as its owner (uid %u); "
-			       "fix: chown -R %u:%u %s, or pass --uid/--gid of its owner if not root, or put it on ext4, xfs, btrfs or tmpfs",
-			       op->src, fs_name(src, buf, sizeof(buf)), sandbox->outside_uid,
-			       st.st_uid, sandbox->outside_uid, sandbox->outside_gid, op->src);
+		einval_msg(op->src, src, userns, st.st_uid, sandbox, msg, size);
 		return r;
 	}
 	if (r < 0) {

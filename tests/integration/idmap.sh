@@ -4,7 +4,8 @@
 # as the owner, and what it makes belongs to the owner on the host (root's checkout stays root's,
 # uid 1234's stays 1234's). Attacks from inside: a third user's file, set-id bits (chmod, open's
 # and mknod's modes), paths outside the workspace. A file system that cannot be idmapped is an
-# error (125) with the fix. As a user, the user's own workspace is unchanged (no idmap).
+# error (125) with the fix; so is a mount below the path that cannot be (proc, sysfs), named with
+# its type. As a user, the user's own workspace is unchanged (no idmap), submounts included.
 # shellcheck disable=SC2016 # the sh -c scripts are single-quoted on purpose
 # shellcheck source=SCRIPTDIR/lib.sh
 source "$CR_TESTS_DIR/integration/lib.sh"
@@ -39,6 +40,16 @@ for mode in $MODES; do
 		res "user: the user's own workspace is a plain bind (no idmap), its files the user's, set-id bits on them allowed" \
 			write=0 chmod_suid=0 "host_owner=$(host_uid user):$(host_gid user)" \
 			"idmapped=[]" setid=True RC=0
+		# A proc mount in it (as root made it, in a mount namespace of the test's own): no idmap,
+		# so nothing to refuse.
+		if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null; then
+			ws=$(mkws user)
+			mkdir "$ws/proc"
+			ERR=$(unshare -m sh -c 'ws=$1 && shift && mount -t proc proc "$ws/proc" && cd "$ws" &&
+				"$@" run -w "$ws" --grant once -- test -e proc/self' sh "$ws" "${AS_USER[@]}" "$CORRAL" 2>&1)
+			RC=$? OUT=
+			res "user: the user's own workspace with a proc mount in it runs (a plain bind)" RC=0
+		fi
 		continue
 	fi
 
@@ -169,5 +180,48 @@ for mode in $MODES; do
 			ramfs_named=1 fix=1 RC=125
 	else
 		skip "root: ramfs workspace" "no unshare(1)"
+	fi
+
+	# --- a mount below the path that cannot be idmapped (proc, sysfs, as an OCI runtime's
+	# leftover bundle in /tmp would hold): the tree is idmapped whole or not at all, so 125,
+	# naming that mount and its type (the path's own file system, ext4 or tmpfs, can be
+	# idmapped), never a workspace with it dropped or left unidmapped. Hostile mount points: a
+	# space as it is, a newline escaped. The same for a --rw path. The mounts live in a private
+	# mount namespace of the test's own, gone with it even on failure (the cleanup hook unmounts
+	# whatever would have leaked). Control: the same workspace without them runs.
+	if command -v unshare >/dev/null; then
+		sub=$(mktemp -d "$CR_TMP/sub.XXXXXX")
+		chown 1234:1235 "$sub"
+		nl=$'n\nl'
+		mkdir -p "$sub/a dir/proc" "$sub/$nl"
+		CR_CLEANUP_HOOK='umount -R -l "$sub/a dir/proc" "$sub/$nl" 2>/dev/null'
+		job=$(project)
+		OUT=$(unshare -m bash -c '
+			sub=$1 nl=$2 job=$3 corral=$4 tmp=$5
+			cd "$sub" || exit
+			mount -t proc proc "$sub/a dir/proc" || exit
+			"$corral" run -w "$sub" --grant once -- true 2>"$tmp/proc.err"; echo rc_proc=$?
+			(cd "$job" && "$corral" run -w "$job" --rw "$sub" --grant once -- true) 2>"$tmp/rw.err"
+			echo rc_rw=$?
+			umount "$sub/a dir/proc" || exit
+			mount -t sysfs sysfs "$sub/$nl" || exit
+			"$corral" run -w "$sub" --grant once -- true 2>"$tmp/sys.err"; echo rc_sys=$?
+			umount "$sub/$nl" || exit
+			"$corral" run -w "$sub" --grant once -- sh -c "echo x > f" 2>"$tmp/ctl.err"
+			echo rc_ctl=$?' sh "$sub" "$nl" "$job" "$CORRAL" "$CR_TMP")
+		RC=$?
+		ERR=$(cat "$CR_TMP"/{proc,rw,sys,ctl}.err 2>&1)
+		named() { grep -cF "$1 cannot be idmapped, so neither can $2, which is idmapped whole or not at all" "$CR_TMP/$3.err"; }
+		OUT+=$'\n'"proc_named=$(named "$sub/a dir/proc (a proc mount in $sub)" "$sub" proc)"
+		OUT+=$'\n'"rw_named=$(named "$sub/a dir/proc (a proc mount in $sub)" "$sub" rw)"
+		OUT+=$'\n'"sys_named=$(named "$sub/n\\012l (a sysfs mount in $sub)" "$sub" sys)"
+		OUT+=$'\n'"fix=$(grep -c 'fix: umount it, or choose a workspace or --rw path that does not hold it' "$CR_TMP"/{proc,rw,sys}.err | grep -c ':1$')"
+		OUT+=$'\n'"fs_blamed=$(cat "$CR_TMP"/{proc,rw,sys}.err | grep -c 'is on a file system')"
+		OUT+=$'\n'"ctl_host=$(stat -c %u:%g "$sub/f" 2>&1)"
+		res "root: a proc or sysfs mount in the workspace or a --rw path fails with 125, naming that mount (a space as it is, a newline escaped) and its type with the fix, not the path's file system; control: without it the run writes as the owner" \
+			rc_proc=125 rc_rw=125 rc_sys=125 rc_ctl=0 proc_named=1 rw_named=1 sys_named=1 fix=3 \
+			fs_blamed=0 ctl_host=1234:1235 RC=0
+	else
+		skip "root: a mount in the workspace that cannot be idmapped" "no unshare(1)"
 	fi
 done

@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for ns/idmap.c (the id mapping) and the namespace tables of ns/ns.h. */
+/* Unit tests for ns/idmap.c (the id mapping), ns/mountinfo.c (the lines that its messages read)
+ * and the namespace tables of ns/ns.h. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "launcher/policy/request.h"
 #include "ns/idmap.h"
+#include "ns/mountinfo.h"
 #include "ns/ns.h"
 
 static void expect_map(const struct cr_idmap *m, uint32_t in_uid, uint32_t out_uid,
@@ -147,6 +151,63 @@ static void test_ns_names(void **state)
 	assert_null(cr_ns_name(CLONE_NEWTIME));
 }
 
+/* The kernel's lines, with and without optional fields; escaped paths decoded. */
+static void test_mountinfo_parse(void **state)
+{
+	char plain[] = "239 238 0:105 / /tmp/oci/proc rw,nosuid - proc proc rw";
+	char opt[] = "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 shared:2 - ext3 /dev/root rw";
+	char esc[] = "7 1 0:5 / /w/sub\\040dir/a\\012b\\134c\\011d rw - fuse\\040x src rw";
+	struct cr_mountinfo mi;
+
+	assert_int_equal(cr_mountinfo_parse(plain, &mi), 0);
+	assert_int_equal(mi.id, 239);
+	assert_string_equal(mi.mount_point, "/tmp/oci/proc");
+	assert_string_equal(mi.fstype, "proc");
+	assert_int_equal(cr_mountinfo_parse(opt, &mi), 0);
+	assert_int_equal(mi.id, 36);
+	assert_string_equal(mi.mount_point, "/mnt2");
+	assert_string_equal(mi.fstype, "ext3");
+	assert_int_equal(cr_mountinfo_parse(esc, &mi), 0);
+	assert_string_equal(mi.mount_point, "/w/sub dir/a\nb\\c\td");
+	assert_string_equal(mi.fstype, "fuse x");
+}
+
+/* Whatever else: refused, never read past the line. */
+static void test_mountinfo_parse_bad(void **state)
+{
+	const char *bad[] = {
+		"",
+		"1 2 0:1 / /m rw",
+		"1 2 0:1 / /m rw shared:1",
+		"x 2 0:1 / /m rw - ext4 s rw",
+		"1 2 0:1 / rel rw - ext4 s rw",
+		"1 2 0:1 / /m rw - ",
+		"1 2 0:1 / /a\\000b rw - ext4 s rw",
+		"1 2 0:1 /  rw - ext4 s rw",
+	};
+	struct cr_mountinfo mi;
+	char line[64];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		(void)snprintf(line, sizeof(line), "%s", bad[i]);
+		assert_int_equal(cr_mountinfo_parse(line, &mi), -EINVAL);
+	}
+}
+
+/* A path for a message on one line: control characters and backslashes escaped, truncated
+ * whole escapes only. */
+static void test_mountinfo_printable(void **state)
+{
+	char buf[32];
+
+	cr_mountinfo_printable("/w/a b/n\nl\\x\x7f", buf, sizeof(buf));
+	assert_string_equal(buf, "/w/a b/n\\012l\\134x\\177");
+	cr_mountinfo_printable("/ab\n", buf, 6);
+	assert_string_equal(buf, "/ab");
+	cr_mountinfo_printable("/abcdef", buf, 4);
+	assert_string_equal(buf, "/ab");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +221,9 @@ int main(void)
 		cmocka_unit_test(test_format_from_compute),
 		cmocka_unit_test(test_clone_flags),
 		cmocka_unit_test(test_ns_names),
+		cmocka_unit_test(test_mountinfo_parse),
+		cmocka_unit_test(test_mountinfo_parse_bad),
+		cmocka_unit_test(test_mountinfo_printable),
 	};
 
 	return cmocka_run_group_tests_name("idmap", tests, NULL, NULL);
