@@ -31,18 +31,12 @@ struct v1_dir {
 	char mount[256], path[PATH_MAX];
 };
 
-static void fclosep(FILE **f)
-{
-	if (*f)
-		(void)fclose(*f);
-}
-
 /* Where the v1 hierarchy of controller @ctl is mounted, and this process's directory in it,
  * relative to the mount. 0, or -ENOENT when it is not mounted. */
 static int v1_find(const char *ctl, char *mount, size_t msize, char *own, size_t osize)
 {
-	_cleanup_(fclosep) FILE *mi = fopen("/proc/self/mountinfo", "re");
-	_cleanup_(fclosep) FILE *pc = NULL;
+	_cleanup_fclose_ FILE *mi = fopen("/proc/self/mountinfo", "re");
+	_cleanup_fclose_ FILE *pc = NULL;
 	_cleanup_free_ char *line = NULL;
 	char root[PATH_MAX] = "";
 	size_t cap = 0;

@@ -233,12 +233,6 @@ static int idmap_probe(int fd, int userns)
 	return 0;
 }
 
-static void fclosep(FILE **f)
-{
-	if (*f)
-		(void)fclose(*f);
-}
-
 /* The mount below @top (a canonical path; not @top itself) that cannot be idmapped through
  * @userns: each mount point under it in /proc/self/mountinfo is tried alone, as the mount found
  * there (a mount hidden under another cannot be reached, and is skipped). Its mount point and
@@ -246,7 +240,7 @@ static void fclosep(FILE **f)
 static int unidmappable_below(const char *top, int userns, char *ret_mnt, size_t mnt_size,
 			      char *ret_type, size_t type_size)
 {
-	_cleanup_(fclosep) FILE *f = fopen("/proc/self/mountinfo", "re");
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
 	_cleanup_free_ char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;

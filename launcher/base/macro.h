@@ -3,6 +3,7 @@
 #pragma once
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -38,9 +39,16 @@ static inline void strv_freep(char ***p)
 	free(v);
 }
 
-#define _cleanup_free_  _cleanup_(freep)
-#define _cleanup_close_ _cleanup_(closep)
-#define _cleanup_strv_  _cleanup_(strv_freep)
+static inline void fclosep(FILE **f)
+{
+	if (*f)
+		(void)fclose(*f);
+}
+
+#define _cleanup_free_   _cleanup_(freep)
+#define _cleanup_close_  _cleanup_(closep)
+#define _cleanup_strv_   _cleanup_(strv_freep)
+#define _cleanup_fclose_ _cleanup_(fclosep)
 
 #define TAKE_PTR(p)                                                                                \
 	({                                                                                         \
