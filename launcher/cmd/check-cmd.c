@@ -28,7 +28,7 @@ static const char usage[] =
 	"  --shell LINE      a shell command line, parsed as sh would (nothing is expanded)\n"
 	"  --json            one line of JSON: {\"tier\": ..., \"reasons\": [...], \"commands\": "
 	"[...]}\n"
-	"  -w, --workspace   the workspace\n"
+	"  -w, --workspace DIR  the workspace (default: the current directory)\n"
 	"\n"
 	"Exit status: 0 safe, 1 caution, 2 unknown, 3 dangerous, 125 usage error.\n";
 

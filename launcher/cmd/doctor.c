@@ -183,8 +183,10 @@ int cr_doctor_main(int argc, char **argv)
 			json = true;
 		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			fputs("Usage: corral doctor [--json]\n\n"
-			      "Show what this host lets corral enforce and how to fix what is missing.\n"
-			      "Exit status: 0 if corral run can work here, 1 if a required feature is missing.\n",
+			      "Show what this host lets corral enforce and how to fix what is missing;\n"
+			      "--json prints one JSON object instead (docs/json-status.md).\n"
+			      "Exit status: 0 if corral run can work here, 1 if a required feature is missing,\n"
+			      "125 on bad usage.\n",
 			      stdout);
 			return 0;
 		} else {

@@ -36,7 +36,10 @@ static const char usage[] =
 	"      directory): its paths, network, processes, limits and security layers.\n"
 	"      --ini prints the profile's text instead. A FILE is a path with a '/'.\n"
 	"      --backend macos prints the SBPL profile and the sandbox-exec parameters the macos\n"
-	"      driver would use, on any host, so that it can be reviewed.\n";
+	"      driver would use, on any host, so that it can be reviewed (linux: the default).\n"
+	"--json  one JSON line instead of text.\n"
+	"\n"
+	"Exit status: 0; 125 on bad usage or a profile that cannot be read.\n";
 
 /* One name and where it is defined, best first. */
 struct entry {

@@ -29,11 +29,17 @@ static const char usage[] =
 	"       corral session rm ID... | --hash HASH...\n"
 	"\n"
 	"Sessions (corral run --session ID) keep a workspace and the grants given to them under\n"
-	"$XDG_STATE_HOME/corral/sessions (or ~/.local/state/corral/sessions).\n"
+	"$XDG_STATE_HOME/corral/sessions (or ~/.local/state/corral/sessions, else the fallback\n"
+	"state directory corral doctor names).\n"
 	"\n"
 	"  list   every session: id, creation time, profile, number of grants, workspace\n"
 	"  show   one session, with the join of its grants\n"
-	"  rm     remove sessions: workspace, grants and metadata\n";
+	"  rm     remove sessions: workspace, grants and metadata\n"
+	"  --json one JSON line instead of text (list, show)\n"
+	"  --hash rm: name sessions by their hash instead of the id (32 hex digits: the hash\n"
+	"         key of --json, the last component of the workspace)\n"
+	"\n"
+	"Exit status: 0; 125 on bad usage or an error (rm: if any session could not be removed).\n";
 
 static inline void closedirp(DIR **d)
 {

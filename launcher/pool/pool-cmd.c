@@ -38,6 +38,7 @@ const char cr_pool_usage[] =
 	"                  (1-32; default: size in the [pool] section of\n"
 	"                  $XDG_CONFIG_HOME/corral/pool.conf, else 8)\n"
 	"  --foreground    run the pool in this process (its messages on stderr)\n"
+	"  -h, --help      show this text\n"
 	"\n"
 	"corral run uses a running pool by default (--pool=auto, or CORRAL_POOL); --pool=require\n"
 	"fails without one, --pool=never never uses it. Exit status: 0, 1 when no pool runs (stop,\n"

@@ -64,15 +64,17 @@ static const char usage[] =
 	"\n"
 	"Options:\n"
 	"      --pool N           ready workers per session, 1-16 (default 2)\n"
-	"      --max-message N    longest request line in bytes (default 1048576); a longer\n"
-	"                         one is answered with error too_large and skipped\n"
+	"      --max-message N    longest request line in bytes, 64-268435456 (default\n"
+	"                         1048576); a longer one is answered with error too_large\n"
+	"                         and skipped\n"
 	"      --audit FILE       the audit ledger (default $XDG_STATE_HOME/corral/audit.jsonl)\n"
 	"      --no-audit         keep no ledger\n"
 	"  -v, --verbose          log what the server does on stderr\n"
 	"  -h, --help             this text\n"
 	"\n"
 	"SIGTERM or SIGINT stop the server: every sandbox is killed, nothing more is answered,\n"
-	"exit status 0. Killing it any other way kills its sandboxes too.\n";
+	"exit status 0. Killing it any other way kills its sandboxes too. Exit status 125 on\n"
+	"bad usage, or when the server cannot start or fails.\n";
 
 static int parse_options(int argc, char **argv, struct serve_opts *o)
 {

@@ -148,6 +148,35 @@ else
 	diag "rc=$RC missing:$missing" "$OUT"
 fi
 
+# Every long option a command's --help lists is in its man page (docs/corral.1.scd, the bwrap
+# personality's in docs/corral-bwrap.1.scd), and every long option the getopt tables of run, serve
+# and pool take is in that command's --help: an option cannot ship undocumented. The scdoc source
+# is read, so this needs no scdoc.
+DOCS=$CR_TESTS_DIR/../docs
+SRC=$CR_TESTS_DIR/..
+missing=
+for cmd in "" run profile session check serve pool doctor oci bwrap; do
+	page=$DOCS/corral.1.scd
+	[ "$cmd" = bwrap ] && page=$DOCS/corral-bwrap.1.scd
+	if [ -n "$cmd" ]; then text=$("$CORRAL" help "$cmd" 2>&1); else text=$("$CORRAL" --help 2>&1); fi
+	while read -r o; do
+		grep -qE -- "$o([^a-z0-9-]|\$)" "$page" || missing+=" ${cmd:-corral}:$o"
+	done < <(grep -oE -- '--[a-z][a-z0-9-]*' <<<"$text" | sort -u)
+done
+n=0
+for pair in run:launcher/policy/cli.c serve:launcher/serve/serve.c pool:launcher/pool/pool-cmd.c; do
+	text=$("$CORRAL" help "${pair%%:*}" 2>&1)
+	while read -r o; do
+		n=$((n + 1))
+		grep -qE -- "--$o([^a-z0-9-]|\$)" <<<"$text" || missing+=" ${pair%%:*}(parser):--$o"
+	done < <(grep -oE '\{ ?"[a-z][a-z0-9-]*", (no|required|optional)_argument' "$SRC/${pair#*:}" |
+		cut -d'"' -f2)
+done
+[ "$n" -ge 45 ] || missing+=" (only $n options found in the getopt tables: has their format changed?)"
+check "every option of each command's --help is in its man page, and every option run, serve and pool parse is in their --help ($n parsed)" \
+	eval '[ -z "$missing" ]'
+[ -z "$missing" ] || diag "missing:$missing"
+
 OUT=$("$CORRAL" --version)
 RC=$?
 # shellcheck disable=SC2034 # used in the eval below
