@@ -457,6 +457,30 @@ c = json.load(open(sys.argv[1])); exec(sys.argv[2]); json.dump(c, open(sys.argv[
 		oci "$m" --root "$broot" delete user
 	fi
 
+	# --- linux.seccomp.flags: create accepts exactly what features lists ---------------------
+	oci "$m" features
+	supported=$(json_get "$OUT" '" ".join(d["linux"]["seccomp"]["supportedFlags"])')
+	unlisted=$(json_get "$OUT" '([f for f in d["linux"]["seccomp"]["knownFlags"] if f not in d["linux"]["seccomp"]["supportedFlags"]] + ["SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV"])[0]')
+	for flag in $supported; do
+		make_bundle "$m" "$bb/scf" "$rootfs" 'echo ran' allow-all
+		config_set "$bb/scf" "c[\"linux\"][\"seccomp\"][\"flags\"] = [\"$flag\"]"
+		chmod -R a+rX "$bb"
+		run_box "$m" "$broot" "$bb/scf" scf
+		oci "$m" --root "$broot" start scf
+		wait_for test -e "$BOX_RES"
+		OUT=$(cat "$BOX_RES" "$BOX_OUT")
+		is "$m: linux.seccomp.flags $flag, listed by features, is accepted by create" \
+			'[ "$(cat "$BOX_RES")" = "exited 0" ] && [ "$(cat "$BOX_OUT")" = ran ]'
+		oci "$m" --root "$broot" delete --force scf
+	done
+	is "$m: features' linux.seccomp.supportedFlags is a list ('$supported'), each tried above" '[[ $supported != *INVALID* ]]'
+	make_bundle "$m" "$bb/scf" "$rootfs" 'echo ran' allow-all
+	config_set "$bb/scf" "c[\"linux\"][\"seccomp\"][\"flags\"] = [\"$unlisted\"]"
+	chmod -R a+rX "$bb"
+	create_refused "$m" "$broot" "$bb/scf" scfno
+	is "$m: linux.seccomp.flags $unlisted, not in features' supportedFlags, is refused by create, naming the field" \
+		'[ "$RC" = 1 ] && [[ $ERR == *"linux.seccomp.flags"* ]]'
+
 	make_bundle "$m" "$bb/cg-sysd" "$rootfs" 'true'
 	config_set "$bb/cg-sysd" 'c["linux"]["cgroupsPath"] = "system.slice:libpod:abc"'
 	chmod -R a+rX "$bb"
