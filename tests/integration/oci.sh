@@ -298,6 +298,24 @@ for m in $MODES; do
 	pids=$(json_get "$OUT" "' '.join(map(str, d))")
 	is "$m: ps --format json lists the container's processes by host pid (sh and its two sleeps)" \
 		'[ "$RC" = 0 ] && [ "$(wc -w <<<"$pids")" = 3 ] && for p in $pids; do grep -q sleep "/proc/$p/cmdline" || grep -q sh "/proc/$p/cmdline" || exit 1; done'
+	# ps takes its format as a value, as engines pass it: -f json, --format json, --format=json
+	# and table; another value, or none, is refused by name.
+	init=$(json_get "$(as "$m" "$CORRAL" oci --root "$broot" state tree 2>/dev/null)" 'd["pid"]')
+	for f in "-f json" "--format json" "--format=json"; do
+		# shellcheck disable=SC2086 # the option and its value, two words
+		oci "$m" --root "$broot" ps $f tree
+		is "$m: ps $f prints a JSON array of host pids that holds the container's pid 1 ($init)" \
+			'[ "$RC" = 0 ] && [ "$(json_get "$OUT" "isinstance(d, list) and $init in d")" = True ]'
+	done
+	oci "$m" --root "$broot" ps -f table tree
+	is "$m: ps -f table prints a PID column holding the container's pid 1" \
+		'[ "$RC" = 0 ] && [ "$(head -1 <<<"$OUT")" = PID ] && grep -qx "$init" <<<"$OUT"'
+	oci "$m" --root "$broot" ps -f bogus tree
+	is "$m: ps -f bogus fails with exit 125, naming the value and the formats" \
+		'[ "$RC" = 125 ] && [ -z "$OUT" ] && [[ $ERR == *"--format bogus: expected table or json"* ]]'
+	oci "$m" --root "$broot" ps -f tree
+	is "$m: ps -f without a value fails with exit 125, saying so" \
+		'[ "$RC" = 125 ] && [ -z "$OUT" ] && [[ $ERR == *"-f needs a value"* ]]'
 	cgs=$(ls -d /sys/fs/cgroup/*/corral/run-"$mpid"-* /sys/fs/cgroup/unified/corral/run-"$mpid"-* 2>/dev/null)
 	oci "$m" --root "$broot" delete --force tree
 	wait_for test -e "$BOX_RES"
