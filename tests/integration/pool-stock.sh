@@ -1,7 +1,7 @@
 #!/bin/bash
 # pool-stock: the stock of `corral pool` (docs/pool.md): --size and pool.conf's size, their bad
-# values refused with a clear error, the option over the file, as root and as an unprivileged
-# user.
+# values refused with a clear error, the option over the file; `pool status` valid JSON whatever
+# its paths hold and however long; as root and as an unprivileged user.
 # shellcheck source=tests/integration/lib.sh
 source "$CR_TESTS_DIR/integration/lib.sh"
 
