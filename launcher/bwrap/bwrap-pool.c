@@ -23,29 +23,12 @@ extern char **environ;
 
 #define MODE_VAR "CORRAL_BWRAP_MODE="
 
-int cr_bwrap_pool_mode(const char *conf, enum cr_pool_mode *ret, char *msg, size_t size)
+int cr_bwrap_pool_mode(const struct cr_bwrap_conf *conf, enum cr_pool_mode *ret, char *msg,
+		       size_t size)
 {
-	char line[256], value[32] = "";
-	FILE *f;
-
 	if (getenv("CORRAL_POOL"))
 		return cr_pool_mode_resolve(NULL, environ, ret, msg, size);
-	*ret = CR_POOL_AUTO;
-	f = fopen(conf, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		char key[32];
-
-		if (sscanf(line, " %31[a-z_] = %31s", key, value) == 2 && strcmp(key, "pool") == 0)
-			*ret = cr_pool_mode_from_string(value);
-		if ((int)*ret < 0)
-			break;
-	}
-	(void)fclose(f);
-	if ((int)*ret < 0)
-		return cr_msg(msg, size, -EINVAL, "%s: pool = %s: use auto, require or never", conf,
-			      value);
+	*ret = conf->has_pool ? conf->pool : CR_POOL_AUTO;
 	return 0;
 }
 

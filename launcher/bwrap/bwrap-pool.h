@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "args.h"
+#include "bwrap-conf.h"
 #include "launcher/outcome.h"
 #include "launcher/pool/pool.h"
 
@@ -16,8 +17,10 @@ uint64_t cr_bwrap_caller_caps(void);
  * the door and in the pool that builds the policy again. */
 void cr_bwrap_shape(struct cr_bwrap *b);
 
-/* CORRAL_POOL, else "pool = " in @conf, else auto. -EINVAL with a message in @msg. */
-int cr_bwrap_pool_mode(const char *conf, enum cr_pool_mode *ret, char *msg, size_t size);
+/* CORRAL_POOL, else "pool = " of @conf (bwrap.conf's, read by cr_bwrap_conf_read()), else
+ * auto. -EINVAL with a message in @msg. */
+int cr_bwrap_pool_mode(const struct cr_bwrap_conf *conf, enum cr_pool_mode *ret, char *msg,
+		       size_t size);
 
 /* Why this run cannot go through a pool, from what only the door knows (its descriptors, the
  * caller's death, the directory); NULL if it can. The pool adds the policy's own reasons. */

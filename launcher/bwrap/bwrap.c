@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "bwrap-conf.h"
 #include "bwrap-pool.h"
 #include "bwrap.h"
 #include "launcher/base/fd-util.h"
@@ -51,39 +52,31 @@ static void say(int level, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* CORRAL_BWRAP_MODE, else "mode = " in CR_BWRAP_CONF, else hardened. */
-static int read_mode(enum cr_bwrap_mode *ret)
+/* CORRAL_BWRAP_MODE, else "mode = " of @conf (CR_BWRAP_CONF's), else hardened. */
+static int read_mode(const struct cr_bwrap_conf *conf, enum cr_bwrap_mode *ret)
 {
 	const char *e = getenv("CORRAL_BWRAP_MODE");
-	char line[256];
-	FILE *f;
 
-	*ret = CR_BWRAP_HARDENED;
+	*ret = conf->has_mode ? conf->mode : CR_BWRAP_HARDENED;
 	if (e && *e) {
 		*ret = cr_bwrap_mode_from_string(e);
 		if ((int)*ret < 0) {
 			say(3, "CORRAL_BWRAP_MODE=%s: use compat or hardened", e);
 			return -EINVAL;
 		}
-		return 0;
 	}
-	f = fopen(CR_BWRAP_CONF, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		char key[32], value[32];
-
-		if (sscanf(line, " %31[a-z_] = %31s", key, value) != 2 || strcmp(key, "mode") != 0)
-			continue;
-		*ret = cr_bwrap_mode_from_string(value);
-		if ((int)*ret < 0) {
-			say(3, "%s: mode = %s: use compat or hardened", CR_BWRAP_CONF, value);
-			(void)fclose(f);
-			return -EINVAL;
-		}
-	}
-	(void)fclose(f);
 	return 0;
+}
+
+/* CR_BWRAP_CONF, unless both its keys are set by the environment (then never opened). */
+static int read_conf(struct cr_bwrap_conf *ret, char *msg, size_t size)
+{
+	const char *e = getenv("CORRAL_BWRAP_MODE");
+
+	*ret = (struct cr_bwrap_conf){};
+	if (e && *e && getenv("CORRAL_POOL"))
+		return 0;
+	return cr_bwrap_conf_read(CR_BWRAP_CONF, ret, msg, size);
 }
 
 uint64_t cr_bwrap_caller_caps(void)
@@ -372,6 +365,7 @@ int cr_bwrap_main(int argc, char **argv, const char *prog)
 {
 	_cleanup_close_ int pool_fd = -EBADF;
 	enum cr_pool_mode pool_mode;
+	struct cr_bwrap_conf conf;
 	struct cr_bwrap b;
 	enum cr_bwrap_mode mode;
 	char msg[512];
@@ -383,9 +377,14 @@ int cr_bwrap_main(int argc, char **argv, const char *prog)
 	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if (strcmp(argv[i], "--level-prefix") == 0)
 			level_prefix = true;
-	if (read_mode(&mode) < 0)
+	r = read_conf(&conf, msg, sizeof(msg));
+	if (r < 0) {
+		say(3, "%s", msg);
 		return 1;
-	r = cr_bwrap_pool_mode(CR_BWRAP_CONF, &pool_mode, msg, sizeof(msg));
+	}
+	if (read_mode(&conf, &mode) < 0)
+		return 1;
+	r = cr_bwrap_pool_mode(&conf, &pool_mode, msg, sizeof(msg));
 	if (r < 0) {
 		say(3, "%s", msg);
 		return 1;

@@ -309,23 +309,48 @@ int oci_cmd_delete(const struct oci_opts *o, int argc, char **argv)
 	return r < 0 ? OCI_EXIT_FAILED : 0;
 }
 
+#define PS_USAGE "ps [--format|-f table|json] ID"
+
+/* ps's options before the ID: --format VALUE, -f VALUE or --format=VALUE, VALUE table or json,
+ * as engines pass them (json when none is given). 0, or the exit status of a usage error. */
+static int ps_options(const struct oci_opts *o, int argc, char **argv, bool *ret_table)
+{
+	for (int i = 1; i < argc - 1; i++) {
+		const char *v = NULL;
+
+		if (strcmp(argv[i], "--format") == 0 || strcmp(argv[i], "-f") == 0) {
+			if (i + 1 >= argc - 1)
+				return oci_error(o, "ps: %s needs a value: table or json", argv[i]),
+				       CR_EXIT_SETUP;
+			v = argv[++i];
+		} else if (strncmp(argv[i], "--format=", 9) == 0) {
+			v = argv[i] + 9;
+		} else {
+			return usage(o, PS_USAGE);
+		}
+		if (strcmp(v, "table") != 0 && strcmp(v, "json") != 0)
+			return oci_error(o, "ps: --format %s: expected table or json", v),
+			       CR_EXIT_SETUP;
+		*ret_table = strcmp(v, "table") == 0;
+	}
+	return 0;
+}
+
 int oci_cmd_ps(const struct oci_opts *o, int argc, char **argv)
 {
 	_cleanup_(oci_json_putp) json_object *a = json_object_new_array();
 	_cleanup_free_ pid_t *pids = NULL;
 	const char *id = argc >= 2 ? argv[argc - 1] : NULL;
 	struct box b = {};
+	bool table = false;
 	size_t n = 0;
 	int r;
 
-	for (int i = 1; i < argc - 1; i++)
-		if (strcmp(argv[i], "--format") == 0 && i + 1 < argc - 1 &&
-		    strcmp(argv[i + 1], "json") == 0)
-			i++;
-		else if (strcmp(argv[i], "--format=json") != 0 && strcmp(argv[i], "-f") != 0)
-			return usage(o, "ps --format json ID");
+	r = ps_options(o, argc, argv, &table);
+	if (r != 0)
+		return r;
 	if (!id || id[0] == '-')
-		return usage(o, "ps --format json ID");
+		return usage(o, PS_USAGE);
 	r = load(o, "ps", id, &b);
 	if (r != 0)
 		return r;
@@ -338,6 +363,12 @@ int oci_cmd_ps(const struct oci_opts *o, int argc, char **argv)
 		oci_error(o, "ps %s: %s", id, strerror(r < 0 ? -r : ENOMEM));
 		return OCI_EXIT_FAILED;
 	}
-	printf("%s\n", json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN));
+	if (!table) {
+		printf("%s\n", json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN));
+		return 0;
+	}
+	printf("PID\n");
+	for (size_t i = 0; i < n; i++)
+		printf("%d\n", (int)pids[i]);
 	return 0;
 }

@@ -43,7 +43,8 @@ int cr_oci_seccomp_compile(const struct cr_oci_seccomp *sc, struct cr_policy *p,
 	if (!sc->present)
 		return 0;
 	if (sc->flags.n)
-		return snprintf(err, size, "linux.seccomp.flags: not applied yet (leave them out)"),
+		return snprintf(err, size, "linux.seccomp.flags: not supported (corral oci features lists no "
+				     "linux.seccomp.supportedFlags): leave them out"),
 		       -EOPNOTSUPP;
 	rules = calloc(sc->n_rules + 1, sizeof(*rules));
 	if (!rules)

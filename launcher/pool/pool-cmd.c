@@ -176,6 +176,11 @@ static int pool_ask(uint32_t type)
 	if (type == POOL_STATUS) {
 		if (n < (ssize_t)sizeof(rp))
 			return 1;
+		memcpy(&rp, buf, sizeof(rp));
+		if (rp.type != POOL_STATS) {
+			cr_log_error("pool: the pool could not report its state (out of memory)");
+			return 1;
+		}
 		buf[n] = '\0';
 		printf("%s\n", buf + sizeof(rp));
 	}

@@ -34,7 +34,8 @@
  *           POOL_STARTED: struct pool_reply, then the `enforced` object (JSON text): the
  *           command was handed over (the client makes its status's parts meanwhile).
  *           POOL_RESULT: struct pool_reply alone: the command's outcome.
- *           POOL_STATS: struct pool_reply, then the pool's state (JSON text).
+ *           POOL_STATS: struct pool_reply, then the pool's state (JSON text); POOL_MISS, no
+ *           text, when it could not be made (out of memory).
  * End of file from the client is SIGKILL for its command; from the pool, before POOL_RESULT, the
  * end of the run (the pool died: its sandboxes died with it).
  */

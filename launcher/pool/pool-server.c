@@ -13,7 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "launcher/base/fd-util.h"
+#include "launcher/base/json-text.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/peer.h"
@@ -192,35 +196,57 @@ static void on_spec(struct server *sv, size_t n)
 	}
 }
 
+/* The policies @ps keeps sandboxes for, as a JSON array; NULL on allocation failure. */
+static struct json_object *status_policies(const struct pool_state *ps)
+{
+	struct json_object *a = json_object_new_array();
+	int r = a ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < POOL_MAX_KEYS && r == 0; i++) {
+		const struct pool_key *k = &ps->keys[i];
+		struct json_object *o;
+
+		if (!k->used)
+			continue;
+		o = json_object_new_object();
+		r = cr_json_add(o, "workspace", json_object_new_string(k->policy.workspace ?: ""));
+		r = r ?: cr_json_add(o, "ready", json_object_new_int64(k->n_ready));
+		r = r ?: cr_json_add(o, "building", json_object_new_int64(k->n_building));
+		r = r ?: cr_json_add(o, "served", json_object_new_int64((int64_t)k->served));
+		o = cr_json_whole(o, r);
+		r = r ?: cr_json_append(a, o);
+	}
+	return cr_json_whole(a, r);
+}
+
+/* The pool's state, made with json-c as every JSON document corral writes: a path holding `"`,
+ * `\` or a control character is escaped, and the text is never cut (at most four policies of
+ * one path each fit well under CR_POOL_MAX_MSG). With no memory, a POOL_MISS: the client
+ * reports the failure rather than print a cut document. */
 static void on_status(struct server *sv, struct conn *c)
 {
 	struct pool_state *ps = &sv->ps;
 	struct pool_reply rp = { .type = POOL_STATS };
-	char text[4096];
-	size_t off;
+	_cleanup_free_ char *text = NULL;
+	struct json_object *o = json_object_new_object();
+	int r;
 
-	off = (size_t)snprintf(text, sizeof(text),
-			       "{\"pid\":%d,\"socket\":\"%s\",\"size\":%u,\"served\":%llu,"
-			       "\"missed\":%llu,\"built\":%llu,\"build_failed\":%llu,\"running\":%u,"
-			       "\"spent\":%u,\"policies\":[",
-			       (int)getpid(), ps->socket_path, ps->size,
-			       (unsigned long long)ps->served, (unsigned long long)ps->missed,
-			       (unsigned long long)ps->built, (unsigned long long)ps->build_failed,
-			       ps->running, ps->n_spent);
-	for (size_t i = 0, first = 1; i < POOL_MAX_KEYS && off < sizeof(text); i++) {
-		const struct pool_key *k = &ps->keys[i];
-
-		if (!k->used)
-			continue;
-		off += (size_t)snprintf(text + off, sizeof(text) - off,
-					"%s{\"workspace\":\"%s\",\"ready\":%u,\"building\":%u,"
-					"\"served\":%llu}",
-					first ? "" : ",", k->policy.workspace ?: "", k->n_ready,
-					k->n_building, (unsigned long long)k->served);
-		first = 0;
-	}
-	if (off < sizeof(text))
-		(void)snprintf(text + off, sizeof(text) - off, "]}");
+	r = cr_json_add(o, "pid", json_object_new_int64(getpid()));
+	r = r ?: cr_json_add(o, "socket", json_object_new_string(ps->socket_path));
+	r = r ?: cr_json_add(o, "size", json_object_new_int64(ps->size));
+	r = r ?: cr_json_add(o, "served", json_object_new_int64((int64_t)ps->served));
+	r = r ?: cr_json_add(o, "missed", json_object_new_int64((int64_t)ps->missed));
+	r = r ?: cr_json_add(o, "built", json_object_new_int64((int64_t)ps->built));
+	r = r ?: cr_json_add(o, "build_failed", json_object_new_int64((int64_t)ps->build_failed));
+	r = r ?: cr_json_add(o, "running", json_object_new_int64(ps->running));
+	r = r ?: cr_json_add(o, "spent", json_object_new_int64(ps->n_spent));
+	r = r ?: cr_json_add(o, "policies", status_policies(ps));
+	o = cr_json_whole(o, r);
+	if (o)
+		text = cr_json_text(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	json_object_put(o);
+	if (!text)
+		rp.type = POOL_MISS;
 	(void)reply(c->fd, &rp, text, sv->buf);
 }
 

@@ -7,7 +7,8 @@
 # through the host's /proc (refused in hardened mode, and so is undoing the read-only mount),
 # TIOCSTI and io_uring (refused by the hardened filter, attempted by the kernel in compat), the
 # pids limit (hardened only), nested user namespaces (allowed, as clients need, unless
-# --disable-userns). Bad input: bwrap's messages and exit status 1.
+# --disable-userns). Bad input: bwrap's messages and exit status 1, and so for a typo'd key or a
+# malformed line in /etc/corral/bwrap.conf (beside the same file with the right key).
 # shellcheck source=tests/integration/lib.sh
 source "$CR_TESTS_DIR/integration/lib.sh"
 
@@ -200,4 +201,41 @@ if [ -n "${CR_BWRAP:-}" ] && [ -x "$CR_BWRAP" ]; then
 	done
 else
 	skip "the bwrap executable" "CR_BWRAP is not set"
+fi
+
+# --- /etc/corral/bwrap.conf ------------------------------------------------------------------
+# conf_bw MODE TEXT ARGS...: `corral bwrap ARGS` as MODE, without CORRAL_BWRAP_MODE, with
+# /etc/corral/bwrap.conf saying TEXT: a tmpfs on /etc/corral in a mount namespace of the
+# test's own (the host's file, which other runs read, is never touched). $OUT, $ERR, $RC.
+conf_bw() {
+	local mode=$1 text=$2 pre=()
+	shift 2
+	[ "$mode" = user ] && pre=("${AS_USER[@]}")
+	OUT=$(cd "$CR_TMP" && unshare -m -- sh -c 'mount -t tmpfs -o mode=0755 none /etc/corral &&
+		printf "%s" "$1" >/etc/corral/bwrap.conf && chmod 0644 /etc/corral/bwrap.conf &&
+		shift && exec "$@"' sh "$text" "${pre[@]}" env -u CORRAL_BWRAP_MODE -u CORRAL_POOL \
+		"$CORRAL" bwrap "$@" 2>"$CR_TMP/stderr")
+	RC=$?
+	ERR=$(<"$CR_TMP/stderr")
+}
+
+if [ "$(id -u)" -ne 0 ] || [ ! -d /etc/corral ]; then
+	skip "bwrap.conf" "needs root and /etc/corral, for a tmpfs there in a mount namespace"
+else
+	for mode in $MODES; do
+		conf_bw "$mode" $'# the door\n\n  mode = compat  \n; pool is auto\npool=never\n' --version
+		is "$mode: control: bwrap.conf with comments, blank lines and mode = compat: compat mode" \
+			'[ $RC = 0 ] && grep -q "compat mode" <<<"$OUT"'
+		conf_bw "$mode" $'# the door\nmode = compat\n' --ro-bind / / echo ran
+		is "$mode: control: a run with that bwrap.conf succeeds" '[ $RC = 0 ] && [ "$OUT" = ran ] && [ -z "$ERR" ]'
+		conf_bw "$mode" $'# the door\nmdoe = compat\n' --ro-bind / / echo ran
+		is "$mode: bwrap.conf's typo'd key (mdoe) is refused, naming file, line and key, exit 1, nothing run" \
+			'[ $RC = 1 ] && [ -z "$OUT" ] && [ "$ERR" = "bwrap: /etc/corral/bwrap.conf:2: unknown key '"'mdoe'"' (bwrap.conf has: mode, pool)" ]'
+		conf_bw "$mode" $'mode = compat\nmode compat\n' --ro-bind / / echo ran
+		is "$mode: bwrap.conf's malformed line is refused, naming file and line, exit 1" \
+			'[ $RC = 1 ] && [ -z "$OUT" ] && [[ $ERR == "bwrap: /etc/corral/bwrap.conf:2: expected KEY = VALUE"* ]]'
+		conf_bw "$mode" $'mode = compat extra\n' --ro-bind / / echo ran
+		is "$mode: bwrap.conf's value followed by more text is refused" \
+			'[ $RC = 1 ] && [ -z "$OUT" ] && [[ $ERR == "bwrap: /etc/corral/bwrap.conf:1: expected KEY = VALUE"* ]]'
+	done
 fi

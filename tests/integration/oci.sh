@@ -298,6 +298,24 @@ for m in $MODES; do
 	pids=$(json_get "$OUT" "' '.join(map(str, d))")
 	is "$m: ps --format json lists the container's processes by host pid (sh and its two sleeps)" \
 		'[ "$RC" = 0 ] && [ "$(wc -w <<<"$pids")" = 3 ] && for p in $pids; do grep -q sleep "/proc/$p/cmdline" || grep -q sh "/proc/$p/cmdline" || exit 1; done'
+	# ps takes its format as a value, as engines pass it: -f json, --format json, --format=json
+	# and table; another value, or none, is refused by name.
+	init=$(json_get "$(as "$m" "$CORRAL" oci --root "$broot" state tree 2>/dev/null)" 'd["pid"]')
+	for f in "-f json" "--format json" "--format=json"; do
+		# shellcheck disable=SC2086 # the option and its value, two words
+		oci "$m" --root "$broot" ps $f tree
+		is "$m: ps $f prints a JSON array of host pids that holds the container's pid 1 ($init)" \
+			'[ "$RC" = 0 ] && [ "$(json_get "$OUT" "isinstance(d, list) and $init in d")" = True ]'
+	done
+	oci "$m" --root "$broot" ps -f table tree
+	is "$m: ps -f table prints a PID column holding the container's pid 1" \
+		'[ "$RC" = 0 ] && [ "$(head -1 <<<"$OUT")" = PID ] && grep -qx "$init" <<<"$OUT"'
+	oci "$m" --root "$broot" ps -f bogus tree
+	is "$m: ps -f bogus fails with exit 125, naming the value and the formats" \
+		'[ "$RC" = 125 ] && [ -z "$OUT" ] && [[ $ERR == *"--format bogus: expected table or json"* ]]'
+	oci "$m" --root "$broot" ps -f tree
+	is "$m: ps -f without a value fails with exit 125, saying so" \
+		'[ "$RC" = 125 ] && [ -z "$OUT" ] && [[ $ERR == *"-f needs a value"* ]]'
 	cgs=$(ls -d /sys/fs/cgroup/*/corral/run-"$mpid"-* /sys/fs/cgroup/unified/corral/run-"$mpid"-* 2>/dev/null)
 	oci "$m" --root "$broot" delete --force tree
 	wait_for test -e "$BOX_RES"
@@ -456,6 +474,30 @@ c = json.load(open(sys.argv[1])); exec(sys.argv[2]); json.dump(c, open(sys.argv[
 			'[ "$(cat "$BOX_RES")" = "exited 0" ] && [ "$(cat "$BOX_OUT")" = "1000"$'"'\n'"'"1000 5 7"$'"'\n'"'"0000000000000000"$'"'\n'"'"own-pid1"$'"'\n'"'"done" ] && [ "$(json_get "$(cat "$broot/user/status.json")" "d[\"enforced\"][\"uid_map\"][\"inside\"]")" = 1000 ]'
 		oci "$m" --root "$broot" delete user
 	fi
+
+	# --- linux.seccomp.flags: create accepts exactly what features lists ---------------------
+	oci "$m" features
+	supported=$(json_get "$OUT" '" ".join(d["linux"]["seccomp"]["supportedFlags"])')
+	unlisted=$(json_get "$OUT" '([f for f in d["linux"]["seccomp"]["knownFlags"] if f not in d["linux"]["seccomp"]["supportedFlags"]] + ["SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV"])[0]')
+	for flag in $supported; do
+		make_bundle "$m" "$bb/scf" "$rootfs" 'echo ran' allow-all
+		config_set "$bb/scf" "c[\"linux\"][\"seccomp\"][\"flags\"] = [\"$flag\"]"
+		chmod -R a+rX "$bb"
+		run_box "$m" "$broot" "$bb/scf" scf
+		oci "$m" --root "$broot" start scf
+		wait_for test -e "$BOX_RES"
+		OUT=$(cat "$BOX_RES" "$BOX_OUT")
+		is "$m: linux.seccomp.flags $flag, listed by features, is accepted by create" \
+			'[ "$(cat "$BOX_RES")" = "exited 0" ] && [ "$(cat "$BOX_OUT")" = ran ]'
+		oci "$m" --root "$broot" delete --force scf
+	done
+	is "$m: features' linux.seccomp.supportedFlags is a list ('$supported'), each tried above" '[[ $supported != *INVALID* ]]'
+	make_bundle "$m" "$bb/scf" "$rootfs" 'echo ran' allow-all
+	config_set "$bb/scf" "c[\"linux\"][\"seccomp\"][\"flags\"] = [\"$unlisted\"]"
+	chmod -R a+rX "$bb"
+	create_refused "$m" "$broot" "$bb/scf" scfno
+	is "$m: linux.seccomp.flags $unlisted, not in features' supportedFlags, is refused by create, naming the field" \
+		'[ "$RC" = 1 ] && [[ $ERR == *"linux.seccomp.flags"* ]]'
 
 	make_bundle "$m" "$bb/cg-sysd" "$rootfs" 'true'
 	config_set "$bb/cg-sysd" 'c["linux"]["cgroupsPath"] = "system.slice:libpod:abc"'

@@ -1,7 +1,7 @@
 #!/bin/bash
 # pool-stock: the stock of `corral pool` (docs/pool.md): --size and pool.conf's size, their bad
-# values refused with a clear error, the option over the file, as root and as an unprivileged
-# user.
+# values refused with a clear error, the option over the file; `pool status` valid JSON whatever
+# its paths hold and however long; as root and as an unprivileged user.
 # shellcheck source=tests/integration/lib.sh
 source "$CR_TESTS_DIR/integration/lib.sh"
 
@@ -87,4 +87,63 @@ for m in $MODES; do
 	start "$m"
 	is "$m: pool.conf's unknown section is refused" '[ "$RC" = 125 ] && [[ $ERR == *"pool.conf:1:"* ]]'
 	conf "$m" ""
+done
+
+# pool status is JSON whatever the paths hold: a socket path with `"`, `\` and a control
+# character, and four long workspaces (the most policies a pool keeps; one with `"` and `\`, as a
+# workspace cannot hold a control character) whose status passes 4096 bytes, parse with jq and
+# read back as they are; the control, plain paths, first.
+command -v jq >/dev/null || { skip "pool status parses" "jq is not installed"; exit 0; }
+
+# learn MODE RUNDIR WS: one run (cold) that teaches the pool of RUNDIR the policy of WS.
+learn() {
+	(cd "$3" && as "$1" env XDG_RUNTIME_DIR="$2" "$CORRAL" run --workspace "$3" --ro "$BIN" \
+		--grant once -- true >/dev/null 2>&1)
+}
+
+# status_of MODE RUNDIR: the pool's status in $OUT, jq's reading of its workspaces in $WS_SEEN.
+status_of() {
+	OUT=$(as "$1" env XDG_RUNTIME_DIR="$2" "$CORRAL" pool status 2>"$CR_TMP/err")
+	RC=$?
+	ERR=$(<"$CR_TMP/err")
+	WS_SEEN=$(jq -j '.policies[].workspace + "\u0000"' <<<"$OUT" 2>/dev/null | tr '\0' '|')
+}
+
+# status_pool MODE RUNDIR: start a pool of stock 1 there; its pid in POOL_PIDS.
+status_pool() {
+	mkdir -p -m 0700 "$2"
+	[ "$(id -u)" -ne 0 ] || [ "$1" = root ] || chown 65534:65534 "$2"
+	as "$1" env XDG_RUNTIME_DIR="$2" "$CORRAL" pool start --size 1 >/dev/null 2>&1
+	pid=$(as "$1" env XDG_RUNTIME_DIR="$2" "$CORRAL" pool status 2>/dev/null |
+		sed -n 's/^{"pid":\([0-9]*\),.*/\1/p')
+	[ -n "$pid" ] && POOL_PIDS+=("$pid")
+}
+
+for m in $MODES; do
+	run=$CR_TMP/st-$m
+	status_pool "$m" "$run"
+	ws=$(mkws "$m")
+	learn "$m" "$run" "$ws"
+	status_of "$m" "$run"
+	is "$m: control: pool status of plain paths parses and shows the workspace" \
+		'[ "$RC" = 0 ] && [ "$(jq -r .socket <<<"$OUT")" = "$run/corral/pool.sock" ] && [ "$WS_SEEN" = "$ws|" ]'
+	as "$m" env XDG_RUNTIME_DIR="$run" "$CORRAL" pool stop 2>/dev/null
+
+	run=$CR_TMP/st-$m-$'r"t\\\x01'
+	status_pool "$m" "$run"
+	base=$(mkws "$m")
+	long=$base$(printf '/%0250d' 1 2 3 4)
+	want=
+	for name in 'q"b\n' l1 l2 l3; do
+		w=$long/$name
+		mkdir -p "$w"
+		[ "$(id -u)" -ne 0 ] || chown -R "$(host_uid "$m"):$(host_gid "$m")" "$base"
+		learn "$m" "$run" "$w"
+		want+=$w'|'
+	done
+	status_of "$m" "$run"
+	is "$m: pool status of a socket with \", \\ and a control character, workspaces with \" and \\, over 4096 bytes, parses" \
+		'[ "$RC" = 0 ] && [ "${#OUT}" -gt 4096 ] && [ "$(jq -r .socket <<<"$OUT")" = "$run/corral/pool.sock" ]'
+	is "$m: pool status names each workspace as it is" '[ "$WS_SEEN" = "$want" ]'
+	as "$m" env XDG_RUNTIME_DIR="$run" "$CORRAL" pool stop 2>/dev/null
 done

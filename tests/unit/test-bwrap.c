@@ -14,6 +14,7 @@
 
 #include "launcher/base/macro.h"
 #include "launcher/bwrap/args.h"
+#include "launcher/bwrap/bwrap-conf.h"
 #include "ns/mount-plan.h"
 
 static char msg[512];
@@ -213,6 +214,47 @@ static void test_plan(void **state)
 	cr_bwrap_done(&b);
 }
 
+/* bwrap.conf: comments, blank lines and both keys read; a typo'd key, a malformed line and a bad
+ * value refused with the file, the line and the key. */
+static void test_conf(void **state)
+{
+	static const struct {
+		const char *text, *why;
+	} bad[] = {
+		{ "mdoe = compat\n", "F:1: unknown key 'mdoe' (bwrap.conf has: mode, pool)" },
+		{ "# c\nmode compat\n", "F:2: expected KEY = VALUE" },
+		{ "mode = compat extra\n", "F:1: expected KEY = VALUE" },
+		{ "mode =\n", "F:1: expected KEY = VALUE" },
+		{ "= compat\n", "F:1: expected KEY = VALUE" },
+		{ "Mode = compat\n", "F:1: expected KEY = VALUE" },
+		{ "mode = compat\x01\n", "F:1: expected KEY = VALUE" },
+		{ "\n\npool = sometimes\n", "F:3: pool = sometimes: use auto, require or never" },
+		{ "mode = lax", "F:1: mode = lax: use compat or hardened" },
+	};
+	static const char good[] = "# the door\n\n  ; pool\n\tmode = compat \r\npool=never\n"
+				   "mode = hardened";
+	struct cr_bwrap_conf c;
+	char why[256];
+
+	(void)state;
+	assert_int_equal(cr_bwrap_conf_parse(good, sizeof(good) - 1, "F", &c, why, sizeof(why)),
+			 0);
+	assert_true(c.has_mode && c.has_pool);
+	assert_int_equal(c.mode, CR_BWRAP_HARDENED); /* the last line of a key counts */
+	assert_int_equal(c.pool, CR_POOL_NEVER);
+	assert_int_equal(cr_bwrap_conf_parse("", 0, "F", &c, why, sizeof(why)), 0);
+	assert_false(c.has_mode || c.has_pool);
+	assert_int_equal(cr_bwrap_conf_parse("mode = compat\0x\n", 16, "F", &c, why, sizeof(why)),
+			 -EINVAL);
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+		assert_int_equal(cr_bwrap_conf_parse(bad[i].text, strlen(bad[i].text), "F", &c, why,
+						     sizeof(why)),
+				 -EINVAL);
+		if (strncmp(why, bad[i].why, strlen(bad[i].why)) != 0)
+			fail_msg("%s: got '%s'", bad[i].text, why);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -221,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_fds),
 		cmocka_unit_test(test_plan),
+		cmocka_unit_test(test_conf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
