@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/policy/policy.h"
 #include "launcher/session/state.h"
@@ -126,6 +127,21 @@ int cr_pool_socket_path(char *const *env, bool mkdir, char **ret)
 	}
 	if (asprintf(ret, "%s/%s", dir, CR_POOL_SOCKET_NAME) < 0)
 		return -ENOMEM;
+	return 0;
+}
+
+int pool_server_check(int fd, const char *path, char *why, size_t size)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || len != sizeof(cred))
+		return cr_msg(why, size, -EPERM, "cannot tell who listens on %s: %s", path,
+			      strerror(errno));
+	if (cred.uid != geteuid())
+		return cr_msg(why, size, -EPERM,
+			      "%s is not this user's pool: uid %u listens on it (not served there)",
+			      path, (unsigned)cred.uid);
 	return 0;
 }
 

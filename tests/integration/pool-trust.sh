@@ -1,0 +1,157 @@
+#!/bin/bash
+# pool-trust: what `corral run` may trust of a pool and what a pooled sandbox must match
+# (docs/pool.md, threat model), as root and as uid 65534. Attacks, each beside a positive control:
+# - another uid's socket at the client's pool path (a runtime directory shared by mistake) gets
+#   nothing of the run, though the same impostor fools a client of its own uid;
+# shellcheck disable=SC2016 # the sandboxed commands are single-quoted on purpose
+# shellcheck source=tests/integration/lib.sh
+source "$CR_TESTS_DIR/integration/lib.sh"
+
+POOL_PIDS=() FAKE_PIDS=()
+CR_CLEANUP_HOOK='for p in "${POOL_PIDS[@]}" "${FAKE_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done'
+
+rundir() {
+	echo "$CR_TMP/run-$1"
+}
+
+pool_env() {
+	local mode=$1
+	shift
+	as "$mode" env XDG_RUNTIME_DIR="$(rundir "$mode")" "$@"
+}
+
+# prun MODE WS STATUS [OPTS] -- CMD...: corral run through MODE's pool; $OUT, $ERR, $RC.
+prun() {
+	local mode=$1 ws=$2 st=$3
+	shift 3
+	OUT=$(cd "$ws" && pool_env "$mode" "$CORRAL" run --workspace "$ws" --ro "$BIN" --grant once \
+		--json-status "$st" "$@" 2>"$CR_OUT/stderr")
+	RC=$?
+	ERR=$(<"$CR_OUT/stderr")
+}
+
+ready() {
+	pool_env "$1" "$CORRAL" pool status 2>/dev/null |
+		grep -q "\"workspace\":\"$2\",\"ready\":[1-9]"
+}
+
+via() {
+	grep -q "\"via\":\"$2\"" "$1"
+}
+
+start_pool() {
+	local mode=$1 st
+	mkdir -p -m 0700 "$(rundir "$mode")"
+	[ "$(id -u)" -ne 0 ] || [ "$mode" = root ] || chown 65534:65534 "$(rundir "$mode")"
+	pool_env "$mode" "$CORRAL" pool start --size 2 >/dev/null
+	st=$(pool_env "$mode" "$CORRAL" pool status 2>/dev/null)
+	POOL_PID=$(sed -n 's/^{"pid":\([0-9]*\),.*/\1/p' <<<"$st")
+	[ -n "$POOL_PID" ] && POOL_PIDS+=("$POOL_PID")
+}
+
+# An impostor pool: it records what each client sends (type, size, descriptors, whether the
+# marker of the client's environment is in it), offers nothing, and answers a request with "it
+# ran, exit 0" (POOL_STARTED, POOL_RESULT) and a status with a made-up pid.
+cat >"$BIN/fakepool" <<'EOF'
+#!/usr/bin/python3
+import array, os, socket, struct, sys
+path, log, marker = sys.argv[1], sys.argv[2], sys.argv[3].encode()
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.bind(path)
+os.chmod(path, 0o777)
+s.listen(8)
+open(log + ".ready", "w").close()
+
+def reply(c, t, text=b""):
+    c.send(struct.pack("<I3i4BI32sI", t, 0, 0, 0, 0, 0, 0, 0, len(text), bytes(32), 0) + text)
+
+while True:
+    c, _ = s.accept()
+    with c:
+        while True:
+            try:
+                msg, anc, _, _ = c.recvmsg(1 << 17, socket.CMSG_SPACE(16 * 4))
+            except OSError:
+                break
+            if len(msg) < 8:
+                break
+            fds = array.array("i")
+            for level, kind, data in anc:
+                if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                    fds.frombytes(data[: len(data) - len(data) % fds.itemsize])
+            t = struct.unpack_from("<I", msg)[0]
+            with open(log, "a") as f:
+                f.write("msg type=%d len=%d fds=%d marker=%d\n" % (t, len(msg), len(fds), marker in msg))
+            for fd in fds:
+                os.close(fd)
+            if t == 6:    # POOL_HELLO: POOL_NO_OFFER
+                reply(c, 6)
+            elif t == 1:  # POOL_EXEC: POOL_STARTED, then POOL_RESULT: exited 0
+                reply(c, 4)
+                reply(c, 2)
+            elif t == 4:  # POOL_STATUS
+                reply(c, 3, b'{"pid":4242,"impostor":true}')
+            else:
+                break
+EOF
+chmod 0755 "$BIN/fakepool"
+
+for m in $MODES; do
+	CR_OUT=$CR_TMP/out-$m
+	mkdir -p "$CR_OUT"
+	[ "$(id -u)" -ne 0 ] || [ "$m" = root ] || chown 65534:65534 "$CR_OUT"
+
+	# --- another uid's socket at the pool's path ------------------------------------------
+	# The victim's XDG_RUNTIME_DIR is a directory others may write (sticky, as /tmp): the
+	# attacker (65534 against root, 65533 against 65534) makes corral/pool.sock there first.
+	if [ "$(id -u)" -eq 0 ]; then
+		att=65534
+		[ "$m" = root ] || att=65533
+		shared=$CR_TMP/shared-$m
+		mkdir -p -m 1777 "$shared"
+		mkdir -p -m 0755 "$shared/corral"
+		chown "$att:$att" "$shared/corral"
+		log=$CR_TMP/fake-$m/log
+		mkdir -p "$CR_TMP/fake-$m"
+		chown "$att:$att" "$CR_TMP/fake-$m"
+		setpriv --reuid="$att" --regid="$att" --clear-groups -- \
+			/usr/bin/python3 "$BIN/fakepool" "$shared/corral/pool.sock" "$log" "TOKEN_$m" &
+		FAKE_PIDS+=($!)
+		wait_for test -e "$log.ready"
+		ws=$(mkws "$m")
+		vrun() {
+			OUT=$(cd "$ws" && as "$m" env XDG_RUNTIME_DIR="$shared" SECRET_TOKEN="TOKEN_$m" \
+				"$CORRAL" run --workspace "$ws" --ro "$BIN" --grant once --keep-env SECRET_TOKEN \
+				--json-status "$CR_OUT/v.json" "$@" 2>"$CR_OUT/stderr")
+			RC=$?
+			ERR=$(<"$CR_OUT/stderr")
+		}
+		vrun -- sh -c 'echo ran'
+		is "$m: another uid's socket at the pool's path gets nothing of the run (not its environment, not its descriptors, not a byte)" \
+			'! grep -q "^msg" "$log"'
+		is "$m: ... the command runs, cold, and the status and stderr say why" \
+			'[ "$RC" = 0 ] && [ "$OUT" = ran ] && via "$CR_OUT/v.json" cold && grep -q "\"pool_fallback\":\"[^\"]*not this user.s pool" "$CR_OUT/v.json" && [[ $ERR == *"uid $att listens on it"* ]]'
+		vrun --pool=require -- sh -c 'echo ran'
+		is "$m: ... with --pool=require: exit 125, the command never ran" \
+			'[ "$RC" = 125 ] && [ -z "$OUT" ] && ! grep -q "^msg" "$log"'
+		OUT=$(as "$m" env XDG_RUNTIME_DIR="$shared" "$CORRAL" pool status 2>"$CR_OUT/stderr")
+		RC=$? ERR=$(<"$CR_OUT/stderr")
+		is "$m: corral pool status refuses another uid's socket (exit 1, says why)" \
+			'[ "$RC" = 1 ] && [[ $OUT != *impostor* ]] && [[ $ERR == *"not this user"* ]]'
+		# Control: the impostor works: a client of its own uid is fooled (the command never
+		# runs, the run reports exit 0 through the "pool"), the command's environment (a
+		# variable it keeps, as an agent passes its tokens) and its descriptors sent.
+		aws=$(mktemp -d "$CR_TMP/aws.XXXXXX")
+		mkdir -p -m 0700 "$CR_TMP/state-$att" "$CR_TMP/config-$att"
+		chown "$att:$att" "$aws" "$CR_TMP/state-$att" "$CR_TMP/config-$att"
+		OUT=$(cd "$aws" && setpriv --reuid="$att" --regid="$att" --clear-groups -- env \
+			XDG_STATE_HOME="$CR_TMP/state-$att" XDG_CONFIG_HOME="$CR_TMP/config-$att" \
+			XDG_RUNTIME_DIR="$shared" SECRET_TOKEN="TOKEN_$m" "$CORRAL" run --workspace "$aws" \
+			--ro "$BIN" --grant once --keep-env SECRET_TOKEN -- sh -c 'echo ran' 2>/dev/null)
+		RC=$?
+		is "$m: control: the impostor fools a client of its own uid (the command never ran, exit 0, its environment and 3 descriptors sent)" \
+			'[ "$RC" = 0 ] && [ -z "$OUT" ] && grep -q "^msg type=1 .*fds=3 marker=1" "$log"'
+	else
+		skip "$m: another uid's socket at the pool's path" "needs root to act as two users"
+	fi
+done
