@@ -25,6 +25,7 @@
 #include "launcher/policy/anchor.h"
 #include "launcher/policy/cli.h"
 #include "launcher/policy/policy-build.h"
+#include "launcher/session/caches.h"
 #include "launcher/session/state.h"
 #include "launcher/serve/serve-internal.h"
 #include "pool-internal.h"
@@ -75,6 +76,8 @@ void pool_snap_take(const struct cr_policy *p, struct pool_snap *ret)
 		snap_one(p->paths[i].path, ret);
 	for (size_t i = 0; i < p->n_pins; i++)
 		snap_one(p->pins[i], ret);
+	for (size_t i = 0; i < p->n_caches; i++)
+		snap_one(p->caches[i].dir, ret);
 }
 
 static char *report_text(const struct cr_warm *w)
@@ -319,7 +322,8 @@ static struct pool_key *key_slot(struct pool_state *ps)
 	return best;
 }
 
-/* corral's own files out of reach, as `corral run` does (guard_own_files()). */
+/* corral's own files out of reach, and the caches attached, as `corral run` does
+ * (guard_own_files()). */
 static int guard(struct pool_key *k, char *const *env, char *msg, size_t size)
 {
 	_cleanup_free_ char *state = NULL;
@@ -342,6 +346,10 @@ static int guard(struct pool_key *k, char *const *env, char *msg, size_t size)
 	r = cr_policy_guard(&k->policy, &anchors,
 			    k->gate.have_session ? k->gate.session.workspace : NULL, msg, size);
 	cr_anchors_done(&anchors);
+	/* and each cache's own directory, as `corral run` makes it: without it a policy with
+	 * caches cannot be built here */
+	if (r >= 0)
+		r = cr_caches_attach(&k->policy, src.state_dir, msg, size);
 	return r;
 }
 

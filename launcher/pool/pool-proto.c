@@ -60,6 +60,12 @@ void cr_pool_fingerprint(const struct cr_policy *p, uint8_t ret[32])
 	pool_put_u64(&c, p->n_pins);
 	for (size_t i = 0; i < p->n_pins; i++)
 		pool_put_str(&c, p->pins[i]);
+	pool_put_u64(&c, p->n_caches);
+	for (size_t i = 0; i < p->n_caches; i++) {
+		pool_put_str(&c, p->caches[i].name);
+		pool_put_str(&c, p->caches[i].path);
+		pool_put_str(&c, p->caches[i].dir);
+	}
 	pool_put_u64(&c, (uint64_t)p->net);
 	pool_put_u64(&c, p->n_allow_hosts);
 	for (size_t i = 0; i < p->n_allow_hosts; i++)

@@ -3,6 +3,8 @@
 # (docs/pool.md, threat model), as root and as uid 65534. Attacks, each beside a positive control:
 # - another uid's socket at the client's pool path (a runtime directory shared by mistake) gets
 #   nothing of the run, though the same impostor fools a client of its own uid;
+# - a run with --cache is never served by a sandbox without its cache, and the pool serves it
+#   with the cache;
 # shellcheck disable=SC2016 # the sandboxed commands are single-quoted on purpose
 # shellcheck source=tests/integration/lib.sh
 source "$CR_TESTS_DIR/integration/lib.sh"
@@ -154,4 +156,35 @@ for m in $MODES; do
 	else
 		skip "$m: another uid's socket at the pool's path" "needs root to act as two users"
 	fi
+
+	# --- the fingerprint covers the caches ---------------------------------------------------
+	start_pool "$m"
+	check "$m: a pool runs" test -n "$POOL_PID"
+	ws=$(mkws "$m")
+	prun "$m" "$ws" "$CR_OUT/t.json" -- true # teaches the pool the policy without a cache
+	wait_for ready "$m" "$ws"
+	prun "$m" "$ws" "$CR_OUT/c1.json" --cache "t$m=~/.cache/t" -- \
+		sh -c 'echo one >"$HOME/.cache/t/one" && echo wrote=1'
+	c1=$OUT
+	prun "$m" "$ws" "$CR_OUT/r.json" --pool=never --cache "t$m=~/.cache/t" -- \
+		sh -c 'cat "$HOME/.cache/t/one"'
+	OUT=$(printf '%s\n' "$c1" "read=$OUT")
+	res "$m: a run with --cache is not served by the pool's sandbox without that cache: its write lands in the cache" \
+		wrote=1 read=one
+	# The pool, taught the policy with the cache, serves it with the cache attached.
+	for _ in 1 2 3 4 5; do
+		wait_for ready "$m" "$ws"
+		prun "$m" "$ws" "$CR_OUT/c2.json" --cache "t$m=~/.cache/t" -- \
+			sh -c 'cat "$HOME/.cache/t/one" && echo two >"$HOME/.cache/t/two"'
+		via "$CR_OUT/c2.json" pool && break
+		sleep 0.5
+	done
+	# shellcheck disable=SC2034 # read in eval (is)
+	c2=$OUT
+	prun "$m" "$ws" "$CR_OUT/r.json" --pool=never --cache "t$m=~/.cache/t" -- \
+		sh -c 'cat "$HOME/.cache/t/two"'
+	is "$m: control: through the pool, a --cache run gets its cache (reads the last run's file, its own write kept)" \
+		'via "$CR_OUT/c2.json" pool && [ "$c2" = one ] && [ "$OUT" = two ]'
+
+	pool_env "$m" "$CORRAL" pool stop >/dev/null 2>&1
 done
