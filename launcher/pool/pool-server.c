@@ -13,7 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "launcher/base/fd-util.h"
+#include "launcher/base/json-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/peer.h"
@@ -192,36 +195,56 @@ static void on_spec(struct server *sv, size_t n)
 	}
 }
 
-static void on_status(struct server *sv, struct conn *c)
+/* The pool's state as JSON, built by json-c: a workspace's name is the user's to choose (a
+ * quote, a backslash or a newline in it must not change the document). */
+static json_object *status_json(const struct pool_state *ps)
 {
-	struct pool_state *ps = &sv->ps;
-	struct pool_reply rp = { .type = POOL_STATS };
-	char text[4096];
-	size_t off;
+	json_object *o = json_object_new_object(), *keys = json_object_new_array();
+	int r = 0;
 
-	off = (size_t)snprintf(text, sizeof(text),
-			       "{\"pid\":%d,\"socket\":\"%s\",\"size\":%u,\"served\":%llu,"
-			       "\"missed\":%llu,\"built\":%llu,\"build_failed\":%llu,\"running\":%u,"
-			       "\"spent\":%u,\"policies\":[",
-			       (int)getpid(), ps->socket_path, ps->size,
-			       (unsigned long long)ps->served, (unsigned long long)ps->missed,
-			       (unsigned long long)ps->built, (unsigned long long)ps->build_failed,
-			       ps->running, ps->n_spent);
-	for (size_t i = 0, first = 1; i < POOL_MAX_KEYS && off < sizeof(text); i++) {
+	r = r ?: cr_json_add(o, "pid", json_object_new_int(getpid()));
+	r = r ?: cr_json_add_str(o, "socket", ps->socket_path);
+	r = r ?: cr_json_add(o, "size", json_object_new_uint64(ps->size));
+	r = r ?: cr_json_add(o, "served", json_object_new_uint64(ps->served));
+	r = r ?: cr_json_add(o, "missed", json_object_new_uint64(ps->missed));
+	r = r ?: cr_json_add(o, "built", json_object_new_uint64(ps->built));
+	r = r ?: cr_json_add(o, "build_failed", json_object_new_uint64(ps->build_failed));
+	r = r ?: cr_json_add(o, "running", json_object_new_uint64(ps->running));
+	r = r ?: cr_json_add(o, "spent", json_object_new_uint64(ps->n_spent));
+	for (size_t i = 0; i < POOL_MAX_KEYS; i++) {
 		const struct pool_key *k = &ps->keys[i];
+		json_object *e;
 
 		if (!k->used)
 			continue;
-		off += (size_t)snprintf(text + off, sizeof(text) - off,
-					"%s{\"workspace\":\"%s\",\"ready\":%u,\"building\":%u,"
-					"\"served\":%llu}",
-					first ? "" : ",", k->policy.workspace ?: "", k->n_ready,
-					k->n_building, (unsigned long long)k->served);
-		first = 0;
+		e = json_object_new_object();
+		r = r ?: cr_json_add(e, "workspace",
+				     json_object_new_string(k->policy.workspace ?: ""));
+		r = r ?: cr_json_add(e, "ready", json_object_new_uint64(k->n_ready));
+		r = r ?: cr_json_add(e, "building", json_object_new_uint64(k->n_building));
+		r = r ?: cr_json_add(e, "served", json_object_new_uint64(k->served));
+		if (r < 0) {
+			json_object_put(e);
+			break;
+		}
+		r = cr_json_append(keys, e);
 	}
-	if (off < sizeof(text))
-		(void)snprintf(text + off, sizeof(text) - off, "]}");
-	(void)reply(c->fd, &rp, text, sv->buf);
+	if (r < 0)
+		json_object_put(keys);
+	else
+		r = cr_json_add(o, "policies", keys);
+	return cr_json_whole(o, r);
+}
+
+static void on_status(struct server *sv, struct conn *c)
+{
+	json_object *o = status_json(&sv->ps);
+	const char *text = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+								     JSON_C_TO_STRING_NOSLASHESCAPE)
+			     : "{}";
+
+	(void)reply(c->fd, &(struct pool_reply){ .type = POOL_STATS }, text, sv->buf);
+	json_object_put(o);
 }
 
 /* @c's command no longer counts as running (count_running() updates the count). */

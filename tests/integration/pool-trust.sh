@@ -5,6 +5,7 @@
 #   nothing of the run, though the same impostor fools a client of its own uid;
 # - a run with --cache is never served by a sandbox without its cache, and the pool serves it
 #   with the cache;
+# - the pool's status stays JSON whatever a workspace is called;
 # shellcheck disable=SC2016 # the sandboxed commands are single-quoted on purpose
 # shellcheck source=tests/integration/lib.sh
 source "$CR_TESTS_DIR/integration/lib.sh"
@@ -39,6 +40,14 @@ ready() {
 
 via() {
 	grep -q "\"via\":\"$2\"" "$1"
+}
+
+# status_lists MODE WS: MODE's pool status parses as JSON and lists a policy of WS.
+status_lists() {
+	pool_env "$1" "$CORRAL" pool status 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+sys.exit(sys.argv[1] not in [p["workspace"] for p in d["policies"]])' "$2" 2>/dev/null
 }
 
 start_pool() {
@@ -185,6 +194,14 @@ for m in $MODES; do
 		sh -c 'cat "$HOME/.cache/t/two"'
 	is "$m: control: through the pool, a --cache run gets its cache (reads the last run's file, its own write kept)" \
 		'via "$CR_OUT/c2.json" pool && [ "$c2" = one ] && [ "$OUT" = two ]'
+
+	# --- the pool's status is JSON whatever a workspace is called -----------------------------
+	qws="$CR_TMP/q\"uote\\$m"
+	mkdir -m 0755 "$qws"
+	[ "$(id -u)" -ne 0 ] || chown "$(host_uid "$m"):$(host_gid "$m")" "$qws"
+	prun "$m" "$qws" "$CR_OUT/q.json" -- true
+	check "$m: corral pool status is JSON with a workspace named with a quote and a backslash" \
+		wait_for status_lists "$m" "$qws"
 
 	pool_env "$m" "$CORRAL" pool stop >/dev/null 2>&1
 done
