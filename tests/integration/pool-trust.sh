@@ -6,12 +6,15 @@
 # - a run with --cache is never served by a sandbox without its cache, and the pool serves it
 #   with the cache;
 # - the pool's status stays JSON whatever a workspace is called;
+# - as root, a volume unmounted from under the workspace after the pool stocked is not shown by
+#   a pooled run.
 # shellcheck disable=SC2016 # the sandboxed commands are single-quoted on purpose
 # shellcheck source=tests/integration/lib.sh
 source "$CR_TESTS_DIR/integration/lib.sh"
 
-POOL_PIDS=() FAKE_PIDS=()
-CR_CLEANUP_HOOK='for p in "${POOL_PIDS[@]}" "${FAKE_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done'
+POOL_PIDS=() FAKE_PIDS=() VOLS=()
+CR_CLEANUP_HOOK='for p in "${POOL_PIDS[@]}" "${FAKE_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	for v in "${VOLS[@]}"; do umount "$v" 2>/dev/null; done'
 
 rundir() {
 	echo "$CR_TMP/run-$1"
@@ -203,5 +206,31 @@ for m in $MODES; do
 	check "$m: corral pool status is JSON with a workspace named with a quote and a backslash" \
 		wait_for status_lists "$m" "$qws"
 
+	# --- a volume unmounted from under the workspace after the pool stocked ------------------
+	if [ "$(id -u)" -eq 0 ]; then
+		ws=$(mkws "$m")
+		mkdir "$ws/vol"
+		mount -t tmpfs -o mode=0755 corral-test "$ws/vol" && VOLS+=("$ws/vol")
+		echo secret >"$ws/vol/s"
+		chmod 0644 "$ws/vol/s"
+		prun "$m" "$ws" "$CR_OUT/t.json" -- true
+		for _ in 1 2 3 4 5; do
+			wait_for ready "$m" "$ws"
+			prun "$m" "$ws" "$CR_OUT/v1.json" -- cat vol/s
+			via "$CR_OUT/v1.json" pool && break
+			sleep 0.5
+		done
+		is "$m: control: a pooled run sees the volume mounted under the workspace" \
+			'[ "$OUT" = secret ] && via "$CR_OUT/v1.json" pool'
+		wait_for ready "$m" "$ws"
+		umount "$ws/vol"
+		prun "$m" "$ws" "$CR_OUT/v2.json" -- cat vol/s
+		is "$m: the volume unmounted on the host (locked) after the pool stocked: the run does not see it" \
+			'[ "$RC" != 0 ] && [ "$OUT" != secret ]'
+		is "$m: ... it ran cold, saying the policy's paths changed" \
+			'via "$CR_OUT/v2.json" cold && grep -q "\"pool_fallback\":\"a path of the policy changed" "$CR_OUT/v2.json"'
+	else
+		skip "$m: a volume unmounted under the workspace" "mounting on the host needs root"
+	fi
 	pool_env "$m" "$CORRAL" pool stop >/dev/null 2>&1
 done

@@ -170,16 +170,16 @@ static void test_snap(void **state)
 	pool_door_snap(&p, &a);
 	pool_door_snap(&p, &b);
 	assert_true(a.complete);
-	assert_int_equal(a.n, 3); /* the mount table, then each source */
-	assert_memory_equal(a.id, b.id, sizeof(a.id[0]) * 3);
+	assert_int_equal(a.n, 2); /* each source (the mount table is pool_mounts_gen()'s) */
+	assert_memory_equal(a.id, b.id, sizeof(a.id[0]) * 2);
 	assert_int_equal(mkdir(late, 0700), 0); /* the -try source appears */
 	pool_door_snap(&p, &b);
-	assert_memory_not_equal(&a.id[2], &b.id[2], sizeof(a.id[0]));
+	assert_memory_not_equal(&a.id[1], &b.id[1], sizeof(a.id[0]));
 	pool_door_snap(&p, &a);
 	assert_int_equal(rename(src, old), 0); /* the source replaced by another directory */
 	assert_int_equal(mkdir(src, 0700), 0);
 	pool_door_snap(&p, &b);
-	assert_memory_not_equal(&a.id[1], &b.id[1], sizeof(a.id[0]));
+	assert_memory_not_equal(&a.id[0], &b.id[0], sizeof(a.id[0]));
 	(void)rmdir(src);
 	(void)rmdir(old);
 	(void)rmdir(late);
