@@ -87,6 +87,35 @@ void pool_door_digest(const struct cr_policy *p, uint8_t ret[32])
 	SHA256Final(ret, &c);
 }
 
+/* Is @path relative? The kernel resolves it against the directory of the process that opens
+ * it: the caller's in a cold run, the pool's (its own, or another client's while a spec is
+ * built) in a pre-built sandbox, and the fingerprint holds the text alone. */
+static bool relative(const char *path)
+{
+	return path && path[0] != '/';
+}
+
+/* An overlay's lowers, '\n'-joined: is one of them relative? */
+static bool lowers_relative(const char *s)
+{
+	while (s && *s) {
+		if (*s != '/')
+			return true;
+		s += strcspn(s, "\n");
+		s += *s == '\n';
+	}
+	return false;
+}
+
+static bool source_relative(const struct cr_fs_op *f)
+{
+	if (f->kind == CR_FS_BIND)
+		return relative(f->src);
+	if (f->kind == CR_FS_OVERLAY)
+		return lowers_relative(f->src) || relative(f->upper) || relative(f->work);
+	return false;
+}
+
 const char *pool_door_unfit(const struct cr_policy *p)
 {
 	const struct cr_explicit *ex = &p->ex;
@@ -121,6 +150,9 @@ const char *pool_door_unfit(const struct cr_policy *p)
 			return "a procfs elsewhere than /proc: a pooled sandbox remounts /proc only";
 		if (f->kind == CR_FS_OVERLAY && f->upper)
 			return "an overlay's upper directory: one sandbox at a time may mount it";
+		if (source_relative(f))
+			return "a relative source path: it names a file of the caller's directory, "
+			       "which a pre-built sandbox was not built from";
 	}
 	return NULL;
 }

@@ -148,6 +148,20 @@ static void test_unfit(void **state)
 	p = base(o);
 	o[3].dst = "/newproc";
 	assert_non_null(strstr(cr_pool_unfit(&p), "procfs"));
+	/* A relative source names the caller's directory: the pool's build would resolve it in
+	 * its own (--bind . /out from the workspace would bind the pool's /). */
+	p = base(o);
+	o[1].src = ".";
+	assert_non_null(strstr(cr_pool_unfit(&p), "relative"));
+	p = base(o);
+	o[1].src = "";
+	assert_non_null(strstr(cr_pool_unfit(&p), "relative"));
+	p = base(o);
+	o[2] = (struct cr_fs_op){ .kind = CR_FS_OVERLAY, .flags = CR_FS_TMP_UPPER,
+				  .mode = CR_FS_MODE_UNSET, .src = "/l1\nl2", .dst = "/o", .fd = -1 };
+	assert_non_null(strstr(cr_pool_unfit(&p), "relative"));
+	o[2].src = "/l1\n/l2";
+	assert_null(cr_pool_unfit(&p));
 }
 
 /* A source replaced, or a -try source created, changes the record; nothing else does. */
