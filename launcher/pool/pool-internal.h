@@ -103,8 +103,9 @@ int cr_pool_socket_path(char *const *env, bool mkdir, char **ret);
 
 /* Is the pool listening on @fd (connected to @path) this user's? The listener's uid must be
  * ours: a socket another user put at the path (a runtime or state directory shared by mistake,
- * or HOME or XDG_RUNTIME_DIR kept across sudo) would be handed the command, its environment
- * and its descriptors, and could answer with any outcome. 0, or -EPERM with @why. */
+ * or root running corral with a user's HOME or XDG_RUNTIME_DIR still set) would be handed the
+ * command, its environment and its descriptors, and could answer with any outcome. 0, or
+ * -EPERM with @why. */
 int pool_server_check(int fd, const char *path, char *why, size_t size);
 
 /* The stock from pool.conf (pool-config.c) into @size, left alone when the file or its key is
