@@ -92,15 +92,21 @@ static int spec(const struct cr_bwrap *b, char ***ret_argv, int *ret_argc, char 
 	return 0;
 }
 
+/* Why the connection was refused when the socket was not our pool's (cr_pool_connect() warned
+ * already): the run's note, since it goes cold for it. Empty otherwise. */
+static char refused[512];
+
 int cr_bwrap_pool_connect(enum cr_pool_mode mode)
 {
-	char why[256];
+	char why[512];
 	int fd;
 
 	if (mode == CR_POOL_NEVER)
 		return -1;
 	fd = cr_pool_connect(environ, why, sizeof(why));
-	if (fd < 0)
+	if (fd == -EPERM)
+		(void)snprintf(refused, sizeof(refused), "%s", why);
+	else if (fd < 0)
 		cr_debug("pool: %s", why);
 	return fd < 0 ? -1 : fd;
 }
@@ -120,6 +126,10 @@ int cr_bwrap_via_pool(const struct cr_bwrap *b, enum cr_pool_mode mode, int fd,
 	ret->note[0] = '\0';
 	if (mode == CR_POOL_NEVER)
 		return 0;
+	if (pool_fd < 0 && refused[0]) { /* another user's socket at our path */
+		(void)snprintf(ret->note, sizeof(ret->note), "%s", refused);
+		return mode == CR_POOL_REQUIRE ? -EPERM : 0;
+	}
 	if (pool_fd < 0 && mode == CR_POOL_REQUIRE)
 		return cr_msg(ret->note, sizeof(ret->note), -ENOENT, "no pool is running");
 	if (pool_fd < 0)

@@ -322,7 +322,8 @@ static bool via_pool(struct run_state *s, enum cr_pool_mode mode, const struct c
 	if (mode == CR_POOL_NEVER)
 		return false;
 	if (call.fd < 0) {
-		r = -ENOENT;
+		/* another user's socket at our path is a fallback to report, not the absence */
+		r = call.fd == -EPERM ? -EPERM : -ENOENT;
 		(void)snprintf(res.reason, sizeof(res.reason), "%s", s->pool_absent);
 	} else
 		r = cr_pool_run(&call, &res);

@@ -100,6 +100,13 @@ int cr_pool_connect(char *const *env, char *reason, size_t size)
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		return cr_msg(reason, size, -ENOENT, "no pool is running (%s: %s)", path,
 			      strerror(errno));
+	/* Not a byte before the listener is known to be ours: said on stderr too, since nothing
+	 * but another user's socket at our path makes this fail. */
+	r = pool_server_check(fd, path, reason, size);
+	if (r < 0) {
+		cr_log_warning("pool: %s", reason);
+		return r;
+	}
 	/* The pool offers a sandbox while the client builds its policy (POOL_OFFER). */
 	(void)cr_send_fds(fd, &(struct pool_req){ .type = POOL_HELLO, .proto = CR_POOL_PROTO },
 			  sizeof(struct pool_req), NULL, 0, 0);

@@ -44,7 +44,7 @@ const char cr_pool_usage[] =
 	"fails without one, --pool=never never uses it. Exit status: 0, 1 when no pool runs (stop,\n"
 	"status), 125 on bad usage or when the pool cannot start.\n";
 
-static int connect_pool(const char *path)
+static int connect_pool(const char *path, char *why, size_t size)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd;
@@ -60,6 +60,10 @@ static int connect_pool(const char *path)
 
 		(void)close(fd);
 		return r;
+	}
+	if (pool_server_check(fd, path, why, size) < 0) {
+		(void)close(fd);
+		return -EPERM;
 	}
 	return fd;
 }
@@ -114,6 +118,7 @@ static int pool_start(unsigned size, bool foreground)
 {
 	_cleanup_free_ char *path = NULL;
 	const char *where;
+	char why[512];
 	int fd, r;
 
 	r = cr_pool_socket_path(environ, true, &path);
@@ -126,7 +131,11 @@ static int pool_start(unsigned size, bool foreground)
 			     "XDG_RUNTIME_DIR elsewhere", path, where);
 		return CR_EXIT_SETUP;
 	}
-	fd = connect_pool(path);
+	fd = connect_pool(path, why, sizeof(why));
+	if (fd == -EPERM) {
+		cr_log_error("pool: %s", why);
+		return CR_EXIT_SETUP;
+	}
 	if (fd >= 0) {
 		(void)close(fd);
 		printf("%s\n", path);
@@ -159,13 +168,18 @@ static int pool_ask(uint32_t type)
 {
 	_cleanup_free_ char *path = NULL, *buf = malloc(CR_POOL_MAX_MSG);
 	struct pool_req h = { .type = type, .proto = CR_POOL_PROTO };
+	char why[512];
 	struct pool_reply rp;
 	_cleanup_close_ int fd = -EBADF;
 	ssize_t n;
 
 	if (!buf || cr_pool_socket_path(environ, false, &path) < 0)
 		return CR_EXIT_SETUP;
-	fd = connect_pool(path);
+	fd = connect_pool(path, why, sizeof(why));
+	if (fd == -EPERM) {
+		cr_log_error("pool: %s", why);
+		return 1;
+	}
 	if (fd < 0) {
 		cr_log_error("pool: no pool is running (%s: %s)", path, strerror(-fd));
 		return 1;

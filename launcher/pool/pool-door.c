@@ -4,7 +4,6 @@
  * (launcher/cmd), since the pool sits below the doors. Their part of the fingerprint, and what a
  * sandbox of theirs was built against (each source's identity), re-checked when it is taken. */
 #include <errno.h>
-#include <fcntl.h>
 #include <sha2.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -88,6 +87,35 @@ void pool_door_digest(const struct cr_policy *p, uint8_t ret[32])
 	SHA256Final(ret, &c);
 }
 
+/* Is @path relative? The kernel resolves it against the directory of the process that opens
+ * it: the caller's in a cold run, the pool's (its own, or another client's while a spec is
+ * built) in a pre-built sandbox, and the fingerprint holds the text alone. */
+static bool relative(const char *path)
+{
+	return path && path[0] != '/';
+}
+
+/* An overlay's lowers, '\n'-joined: is one of them relative? */
+static bool lowers_relative(const char *s)
+{
+	while (s && *s) {
+		if (*s != '/')
+			return true;
+		s += strcspn(s, "\n");
+		s += *s == '\n';
+	}
+	return false;
+}
+
+static bool source_relative(const struct cr_fs_op *f)
+{
+	if (f->kind == CR_FS_BIND)
+		return relative(f->src);
+	if (f->kind == CR_FS_OVERLAY)
+		return lowers_relative(f->src) || relative(f->upper) || relative(f->work);
+	return false;
+}
+
 const char *pool_door_unfit(const struct cr_policy *p)
 {
 	const struct cr_explicit *ex = &p->ex;
@@ -122,6 +150,9 @@ const char *pool_door_unfit(const struct cr_policy *p)
 			return "a procfs elsewhere than /proc: a pooled sandbox remounts /proc only";
 		if (f->kind == CR_FS_OVERLAY && f->upper)
 			return "an overlay's upper directory: one sandbox at a time may mount it";
+		if (source_relative(f))
+			return "a relative source path: it names a file of the caller's directory, "
+			       "which a pre-built sandbox was not built from";
 	}
 	return NULL;
 }
@@ -143,38 +174,10 @@ static void snap_path(const char *path, struct pool_snap *s)
 	s->n++;
 }
 
-/* The host's mount table, as a 64-bit FNV-1a of /proc/self/mountinfo in one entry: a bind of a
- * directory copies the mounts below it as they were, so a mount or unmount there since the
- * build (a volume locked and unmounted, a new one) is a change like a replaced source. */
-static void snap_mounts(struct pool_snap *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-	char buf[8192];
-	ssize_t n;
-	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0 || s->n >= POOL_MAX_SNAP) {
-		s->complete = false;
-		if (fd >= 0)
-			(void)close(fd);
-		return;
-	}
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		for (ssize_t i = 0; i < n; i++)
-			h = (h ^ (uint8_t)buf[i]) * 0x100000001b3ULL;
-	if (n < 0)
-		s->complete = false;
-	(void)close(fd);
-	s->id[s->n].dev = (dev_t)h;
-	s->id[s->n].ino = 0;
-	s->n++;
-}
-
 void pool_door_snap(const struct cr_policy *p, struct pool_snap *ret)
 {
 	ret->n = 0;
 	ret->complete = true;
-	snap_mounts(ret);
 	for (size_t i = 0; i < p->n_fs_ops; i++) {
 		const struct cr_fs_op *f = &p->fs_ops[i];
 

@@ -102,6 +102,13 @@ const char *cr_pool_unfit(const struct cr_policy *p);
  * directory, from @env. @mkdir: create the directory (0700) if missing. Allocated in @ret. */
 int cr_pool_socket_path(char *const *env, bool mkdir, char **ret);
 
+/* Is the pool listening on @fd (connected to @path) this user's? The listener's uid must be
+ * ours: a socket another user put at the path (a runtime or state directory shared by mistake,
+ * or root running corral with a user's HOME or XDG_RUNTIME_DIR still set) would be handed the
+ * command, its environment and its descriptors, and could answer with any outcome. 0, or
+ * -EPERM with @why. */
+int pool_server_check(int fd, const char *path, char *why, size_t size);
+
 /* The stock from pool.conf (pool-config.c) into @size, left alone when the file or its key is
  * missing. 0, or -errno with "FILE:LINE: reason" in @msg. */
 int pool_config_size(char *const *env, unsigned *size, char *msg, size_t msg_size);

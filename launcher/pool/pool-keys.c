@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #include "launcher/policy/anchor.h"
 #include "launcher/policy/cli.h"
 #include "launcher/policy/policy-build.h"
+#include "launcher/session/caches.h"
 #include "launcher/session/state.h"
 #include "launcher/serve/serve-internal.h"
 #include "pool-internal.h"
@@ -75,6 +77,19 @@ void pool_snap_take(const struct cr_policy *p, struct pool_snap *ret)
 		snap_one(p->paths[i].path, ret);
 	for (size_t i = 0; i < p->n_pins; i++)
 		snap_one(p->pins[i], ret);
+	for (size_t i = 0; i < p->n_caches; i++)
+		snap_one(p->caches[i].dir, ret);
+}
+
+uint64_t pool_mounts_gen(struct pool_state *ps)
+{
+	struct pollfd p = { .fd = ps->mounts_fd, .events = POLLPRI };
+	int r = ps->mounts_fd >= 0 ? poll(&p, 1, 0) : -1;
+
+	/* the kernel reports a change once to each open file: this is the only one that asks */
+	if (r != 0)
+		__atomic_add_fetch(&ps->mounts_gen, 1, __ATOMIC_RELEASE);
+	return ps->mounts_gen;
 }
 
 static char *report_text(const struct cr_warm *w)
@@ -105,7 +120,9 @@ static void build_one(struct pool_state *ps, struct pool_key *k)
 		send_done(ps, &d);
 		return;
 	}
-	/* Before the build: a path replaced meanwhile shows as a change when it is taken. */
+	/* Before the build: a path replaced or a mount changed meanwhile shows as a change when
+	 * it is taken. */
+	sb->snap.mounts = __atomic_load_n(&ps->mounts_gen, __ATOMIC_ACQUIRE);
 	pool_snap_take(&k->policy, &sb->snap);
 	if (ops->start(&k->policy, 1, &sb->w, &d.err) >= 0) {
 		uint64_t oom, pids;
@@ -319,7 +336,8 @@ static struct pool_key *key_slot(struct pool_state *ps)
 	return best;
 }
 
-/* corral's own files out of reach, as `corral run` does (guard_own_files()). */
+/* corral's own files out of reach, and the caches attached, as `corral run` does
+ * (guard_own_files()). */
 static int guard(struct pool_key *k, char *const *env, char *msg, size_t size)
 {
 	_cleanup_free_ char *state = NULL;
@@ -342,6 +360,10 @@ static int guard(struct pool_key *k, char *const *env, char *msg, size_t size)
 	r = cr_policy_guard(&k->policy, &anchors,
 			    k->gate.have_session ? k->gate.session.workspace : NULL, msg, size);
 	cr_anchors_done(&anchors);
+	/* and each cache's own directory, as `corral run` makes it: without it a policy with
+	 * caches cannot be built here */
+	if (r >= 0)
+		r = cr_caches_attach(&k->policy, src.state_dir, msg, size);
 	return r;
 }
 
@@ -464,10 +486,13 @@ struct pool_sandbox *pool_key_take(struct pool_state *ps, struct pool_key *k, ch
 			continue;
 		}
 		pool_snap_take(&k->policy, &now);
-		if (now.complete && sb->snap.complete && now.n == sb->snap.n &&
+		now.mounts = pool_mounts_gen(ps);
+		if (now.complete && sb->snap.complete && now.mounts == sb->snap.mounts &&
+		    now.n == sb->snap.n &&
 		    memcmp(now.id, sb->snap.id, now.n * sizeof(now.id[0])) == 0)
 			return sb;
-		/* A path of the policy was replaced since: the binds show the old one. */
+		/* A path of the policy was replaced, or a mount made or removed, since: the binds
+		 * show the old ones. */
 		pool_discard(ps, sb);
 		(void)cr_msg(why, size, -ESTALE,
 			     "a path of the policy changed since the sandboxes were built");

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/policy/policy.h"
 #include "launcher/session/state.h"
@@ -59,6 +60,12 @@ void cr_pool_fingerprint(const struct cr_policy *p, uint8_t ret[32])
 	pool_put_u64(&c, p->n_pins);
 	for (size_t i = 0; i < p->n_pins; i++)
 		pool_put_str(&c, p->pins[i]);
+	pool_put_u64(&c, p->n_caches);
+	for (size_t i = 0; i < p->n_caches; i++) {
+		pool_put_str(&c, p->caches[i].name);
+		pool_put_str(&c, p->caches[i].path);
+		pool_put_str(&c, p->caches[i].dir);
+	}
 	pool_put_u64(&c, (uint64_t)p->net);
 	pool_put_u64(&c, p->n_allow_hosts);
 	for (size_t i = 0; i < p->n_allow_hosts; i++)
@@ -126,6 +133,21 @@ int cr_pool_socket_path(char *const *env, bool mkdir, char **ret)
 	}
 	if (asprintf(ret, "%s/%s", dir, CR_POOL_SOCKET_NAME) < 0)
 		return -ENOMEM;
+	return 0;
+}
+
+int pool_server_check(int fd, const char *path, char *why, size_t size)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || len != sizeof(cred))
+		return cr_msg(why, size, -EPERM, "cannot tell who listens on %s: %s", path,
+			      strerror(errno));
+	if (cred.uid != geteuid())
+		return cr_msg(why, size, -EPERM,
+			      "%s is not this user's pool: uid %u listens on it (not served there)",
+			      path, (unsigned)cred.uid);
 	return 0;
 }
 

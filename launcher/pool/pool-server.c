@@ -3,6 +3,7 @@
  * descriptors (the builder thread of pool-keys.c makes and destroys the sandboxes). A client
  * must pass cr_peer_check() (our uid, outside every corral sandbox) before a byte is read. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -596,6 +597,8 @@ int pool_serve(int listen_fd, const char *socket_path, unsigned size)
 	sv.buf = malloc(CR_POOL_MAX_MSG);
 	if (!p || !who || !sv.buf)
 		return -ENOMEM;
+	/* before the builder reads what it gives (pool_mounts_gen()) */
+	sv.ps.mounts_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	(void)signal(SIGPIPE, SIG_IGN);
 	r = pool_builder_start(&sv.ps);
 	while (r >= 0 && !sv.stopping)
@@ -607,5 +610,7 @@ int pool_serve(int listen_fd, const char *socket_path, unsigned size)
 	for (size_t i = 0; i < POOL_MAX_KEYS; i++)
 		sv.ps.keys[i].ready = NULL; /* freed by the builder */
 	free(sv.buf);
+	if (sv.ps.mounts_fd >= 0)
+		(void)close(sv.ps.mounts_fd);
 	return r;
 }

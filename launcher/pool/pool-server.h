@@ -14,12 +14,14 @@
 #include "launcher/session/gate.h"
 
 #define POOL_MAX_KEYS 4
-/* Paths whose identity (device, inode) a sandbox was built against: the workspace, the
- * --ro/--rw/--hide paths, the pins. */
+/* What a sandbox was built against: the host's mount table's generation, and the identity
+ * (device, inode) of the workspace, the --ro/--rw/--hide paths, the pins and the caches'
+ * directories (a door's: its sources). */
 #define POOL_MAX_SNAP 64
 #define POOL_MAX_SPENT 64
 
 struct pool_snap {
+	uint64_t mounts; /* pool_mounts_gen() */
 	size_t n;
 	bool complete; /* every path fitted */
 	struct {
@@ -61,6 +63,8 @@ struct pool_state {
 	struct pool_sandbox *spent; /* used, their commands over: destroyed when the pool is idle */
 	unsigned n_spent;
 	int job[2], done[2]; /* pipes: to the builder, from it */
+	int mounts_fd;	     /* /proc/self/mountinfo, polled for changes; -1: not open */
+	uint64_t mounts_gen; /* pool_mounts_gen(); the builder reads it (atomically) */
 	pthread_t builder;
 	bool builder_started;
 	uint64_t served, missed, built, build_failed;
@@ -112,6 +116,12 @@ struct pool_sandbox *pool_key_take(struct pool_state *ps, struct pool_key *k, ch
 void pool_key_drop(struct pool_state *ps, struct pool_key *k);
 /* The paths' identities now. */
 void pool_snap_take(const struct cr_policy *p, struct pool_snap *ret);
+/* The generation of the host's mount table: one more each time poll() on /proc/self/mountinfo
+ * (ps->mounts_fd) reports a change since the last look, and at every look without the file.
+ * A bind (the workspace, a --ro path, a door's source) copies the mounts below it as they
+ * were, so a sandbox built before a mount or an unmount (a volume locked and unmounted, a new
+ * one) is stale like one whose path was replaced. The socket's thread only. */
+uint64_t pool_mounts_gen(struct pool_state *ps);
 
 /* The pool's loop on @listen_fd until POOL_STOP (pool-server.c). 0 or -errno. */
 int pool_serve(int listen_fd, const char *socket_path, unsigned size);

@@ -29,7 +29,8 @@ int cr_pool_mode_resolve(const char *opt, char *const *env, enum cr_pool_mode *r
 
 /* Connect to the pool, if one runs: done first thing in `corral run`, so that the pool checks
  * its new peer (cr_peer_check()) while the client builds its policy, not after. The descriptor,
- * or -ENOENT with @reason. */
+ * or -ENOENT with @reason, or -EPERM with @reason (and a warning on stderr) when the socket's
+ * listener is not of our uid (another user's socket at our path: nothing is sent to it). */
 int cr_pool_connect(char *const *env, char *reason, size_t size);
 
 struct cr_pool_call {

@@ -262,6 +262,20 @@ for mode in $MODES; do
 		skip "$mode: a host mount after the pool stocked" "mounting on the host needs root"
 	fi
 
+	# Attack: a relative source names the caller's directory; a sandbox the pool built would
+	# have resolved it in the pool's own (its /, after a spec is built): `--bind . /mnt/here`
+	# from the workspace must bind the workspace, never the host's / writable. Cold, saying why.
+	echo mark >"$WS/marker"
+	[ "$mode" = root ] || give "$mode" "$WS/marker"
+	teach "$mode" "${ARGV[@]}" --bind . /mnt/here
+	pbw "$mode" -- "${ARGV[@]}" --bind . /mnt/here -- sh -c '
+		cat /mnt/here/marker >/dev/null; echo ws=$?
+		"$0" write /mnt/here/rel-ok; echo ctl=$?
+		"$0" write "/mnt/here$1/escaped"; echo escape=$?' "$PROBE" "$top"
+	res "$mode: control: --bind . /mnt/here from the workspace shows it, writable" ws=0 ctl=0
+	is "$mode: --bind . is not served by a pre-built sandbox (it would bind the pool's /): cold, saying why" \
+		'[[ $OUT == *pooled=0* ]] && [[ $ERR == *"relative source"* ]] && [ ! -e "$top/escaped" ]'
+
 	# Unpoolable: cold, and said so (--json-status-fd's corral object, CORRAL_POOL=require).
 	pbw "$mode" -- "${ARGV[@]}" --json-status-fd 1 -- true
 	is "$mode: --json-status-fd runs cold and its corral object says why (via, pool_fallback)" \

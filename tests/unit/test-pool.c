@@ -51,11 +51,14 @@ static void test_fingerprint_ignores_the_command(void **state)
 static void test_fingerprint_follows_the_sandbox(void **state)
 {
 	struct cr_path_rule rw[] = { { "/data", CR_PATH_RW } }, other[] = { { "/dat", CR_PATH_RO } };
-	struct cr_policy v[12];
+	struct cr_cache c1[] = { { "npm", "/home/u/.npm", "/s/caches/npm" } },
+			c2[] = { { "pip", "/home/u/.npm", "/s/caches/pip" } },
+			c3[] = { { "npm", "/home/u/.cache", "/s/caches/npm" } };
+	struct cr_policy v[15];
 	uint8_t y[32];
 
 	(void)state;
-	for (size_t i = 0; i < 12; i++)
+	for (size_t i = 0; i < 15; i++)
 		v[i] = base();
 	v[0].workspace = "/w2";
 	v[1].workspace_ro = true;
@@ -69,7 +72,23 @@ static void test_fingerprint_follows_the_sandbox(void **state)
 	v[9].limits.value[CR_LIMIT_PIDS] = 7;
 	v[10].landlock = CR_LANDLOCK_OFF;
 	v[11].hostname = NULL;
-	for (size_t i = 0; i < 12; i++) {
+	/* a cache, another cache at the same path, the same cache elsewhere */
+	v[12].caches = c1;
+	v[12].n_caches = 1;
+	v[13].caches = c2;
+	v[13].n_caches = 1;
+	v[14].caches = c3;
+	v[14].n_caches = 1;
+	for (size_t i = 12; i < 15; i++)
+		for (size_t j = 12; j < i; j++) {
+			uint8_t a[32], b[32];
+
+			fp(&v[i], a);
+			fp(&v[j], b);
+			if (memcmp(a, b, 32) == 0)
+				fail_msg("variants %zu and %zu have one fingerprint", i, j);
+		}
+	for (size_t i = 0; i < 15; i++) {
 		struct cr_policy b = base();
 		uint8_t z[32];
 
