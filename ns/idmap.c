@@ -17,9 +17,9 @@
 #include "idmap.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
+#include "launcher/base/mountinfo.h"
 #include "launcher/base/path-open.h"
 #include "launcher/base/path-util.h"
-#include "mountinfo.h"
 
 void cr_idmap_compute(uint32_t uid, uint32_t gid, bool map_root, uint32_t root_uid,
 		      uint32_t root_gid, struct cr_idmap *ret)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* ns/mountinfo.c: lines of /proc/self/mountinfo, and paths made printable for a message.
+/* launcher/base/mountinfo.c: lines of /proc/self/mountinfo, and paths made printable for a message.
  * Invariants: a line is accepted or refused (-EINVAL); an accepted one gives a mount point that
  * starts with '/' and a non-empty type, both within the line; any mount point and type the
  * kernel would write (escaped: space, tab, newline, backslash as \ooo) parse back to the same
@@ -9,7 +9,7 @@
 
 #include "fuzz-util.h"
 #include "launcher/base/macro.h"
-#include "ns/mountinfo.h"
+#include "launcher/base/mountinfo.h"
 
 /* @s escaped as the kernel's mangle() does, into @out (room for 4 bytes per byte and NUL). */
 static void kernel_escape(const char *s, char *out)

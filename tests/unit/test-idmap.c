@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for ns/idmap.c (the id mapping), ns/mountinfo.c (the lines that its messages read)
+/* Unit tests for ns/idmap.c (the id mapping), launcher/base/mountinfo.c (the lines that its messages read)
  * and the namespace tables of ns/ns.h. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,7 +14,7 @@
 
 #include "launcher/policy/request.h"
 #include "ns/idmap.h"
-#include "ns/mountinfo.h"
+#include "launcher/base/mountinfo.h"
 #include "ns/ns.h"
 
 static void expect_map(const struct cr_idmap *m, uint32_t in_uid, uint32_t out_uid,
