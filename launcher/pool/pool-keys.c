@@ -22,6 +22,8 @@
 
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
+#include "launcher/base/mountinfo.h"
+#include "launcher/base/path-util.h"
 #include "launcher/base/time-util.h"
 #include "launcher/policy/anchor.h"
 #include "launcher/policy/cli.h"
@@ -92,6 +94,74 @@ uint64_t pool_mounts_gen(struct pool_state *ps)
 	return ps->mounts_gen;
 }
 
+static void fnv(uint64_t *h, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		*h = (*h ^ (uint8_t)s[i]) * 0x100000001b3ULL;
+}
+
+/* @path resolved as the kernel shows mount points, added to @roots; one that does not resolve
+ * has no mount below it. */
+static void add_root(char **roots, size_t *n, size_t max, const char *path)
+{
+	if (path && *n < max && (roots[*n] = realpath(path, NULL)))
+		(*n)++;
+}
+
+/* @p's paths and the system directories a sandbox binds. */
+static size_t digest_roots(const struct cr_policy *p, char **roots, size_t max)
+{
+	const char *const *sys = cr_driver_native()->system_paths;
+	size_t n = 0;
+
+	add_root(roots, &n, max, p->workspace);
+	for (size_t i = 0; i < p->n_paths; i++)
+		add_root(roots, &n, max, p->paths[i].path);
+	for (size_t i = 0; i < p->n_pins; i++)
+		add_root(roots, &n, max, p->pins[i]);
+	for (size_t i = 0; i < p->n_caches; i++)
+		add_root(roots, &n, max, p->caches[i].dir);
+	for (size_t i = 0; sys && sys[i]; i++)
+		add_root(roots, &n, max, sys[i]);
+	return n;
+}
+
+int pool_mounts_digest(const struct cr_policy *p, uint64_t *ret)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+	_cleanup_free_ char *line = NULL;
+	char *roots[POOL_MAX_SNAP + 16];
+	size_t cap = 0, n_roots = 0;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	ssize_t len;
+	int r = 0;
+
+	if (!f)
+		return negative_errno();
+	if (!p->ex.on)
+		n_roots = digest_roots(p, roots, ELEMENTSOF(roots));
+	while ((len = getline(&line, &cap, f)) > 0) {
+		uint64_t one = 0xcbf29ce484222325ULL;
+		struct cr_mountinfo mi;
+		bool in = p->ex.on;
+
+		fnv(&one, line, (size_t)len);
+		line[len - 1] = line[len - 1] == '\n' ? '\0' : line[len - 1];
+		if (!in && cr_mountinfo_parse(line, &mi) < 0)
+			in = true; /* a line it cannot read counts */
+		for (size_t i = 0; !in && i < n_roots; i++)
+			in = cr_path_is_within(mi.mount_point, roots[i]);
+		if (in)
+			fnv(&h, (const char *)&one, sizeof(one));
+	}
+	if (ferror(f))
+		r = -EIO;
+	for (size_t i = 0; i < n_roots; i++)
+		free(roots[i]);
+	*ret = h;
+	return r;
+}
+
 static char *report_text(const struct cr_warm *w)
 {
 	json_object *o = json_object_new_object();
@@ -124,6 +194,8 @@ static void build_one(struct pool_state *ps, struct pool_key *k)
 	 * it is taken. */
 	sb->snap.mounts = __atomic_load_n(&ps->mounts_gen, __ATOMIC_ACQUIRE);
 	pool_snap_take(&k->policy, &sb->snap);
+	if (pool_mounts_digest(&k->policy, &sb->snap.mounts_digest) < 0)
+		sb->snap.complete = false; /* stale at its first change */
 	if (ops->start(&k->policy, 1, &sb->w, &d.err) >= 0) {
 		uint64_t oom, pids;
 
@@ -469,6 +541,20 @@ int pool_key_add(struct pool_state *ps, char *msg, size_t msg_size, char *why, s
 	return 0;
 }
 
+/* Whether @sb still shows the mounts it copied: the same generation of the host's mount table,
+ * or, after a change, the same lines of the mounts under @k's paths (read once per change). */
+static bool mounts_same(struct pool_key *k, const struct pool_sandbox *sb, uint64_t gen)
+{
+	if (gen == sb->snap.mounts)
+		return true;
+	if (k->digest_gen != gen) {
+		if (pool_mounts_digest(&k->policy, &k->digest) < 0)
+			return false;
+		k->digest_gen = gen;
+	}
+	return k->digest == sb->snap.mounts_digest;
+}
+
 struct pool_sandbox *pool_key_take(struct pool_state *ps, struct pool_key *k, char *why,
 				   size_t size)
 {
@@ -487,7 +573,7 @@ struct pool_sandbox *pool_key_take(struct pool_state *ps, struct pool_key *k, ch
 		}
 		pool_snap_take(&k->policy, &now);
 		now.mounts = pool_mounts_gen(ps);
-		if (now.complete && sb->snap.complete && now.mounts == sb->snap.mounts &&
+		if (now.complete && sb->snap.complete && mounts_same(k, sb, now.mounts) &&
 		    now.n == sb->snap.n &&
 		    memcmp(now.id, sb->snap.id, now.n * sizeof(now.id[0])) == 0)
 			return sb;

@@ -21,7 +21,8 @@
 #define POOL_MAX_SPENT 64
 
 struct pool_snap {
-	uint64_t mounts; /* pool_mounts_gen() */
+	uint64_t mounts;	/* pool_mounts_gen() */
+	uint64_t mounts_digest; /* pool_mounts_digest(): the mounts it copied */
 	size_t n;
 	bool complete; /* every path fitted */
 	struct {
@@ -52,6 +53,8 @@ struct pool_key {
 	unsigned n_ready, n_building;
 	uint64_t served;
 	int64_t last_used_ms;
+	/* pool_mounts_digest() at generation digest_gen (0: none yet): taken once per change */
+	uint64_t digest, digest_gen;
 };
 
 struct pool_state {
@@ -122,6 +125,12 @@ void pool_snap_take(const struct cr_policy *p, struct pool_snap *ret);
  * were, so a sandbox built before a mount or an unmount (a volume locked and unmounted, a new
  * one) is stale like one whose path was replaced. The socket's thread only. */
 uint64_t pool_mounts_gen(struct pool_state *ps);
+/* The lines of the host's mount table that a sandbox of @p copies (FNV-1a): the mounts at or
+ * below one of its paths or of the system's directories it binds (a door's: every mount, its
+ * sources being any path). A change elsewhere (a container engine's own mounts, a volume of
+ * another project) leaves it as it was, so the stock stays. 0, or -errno (no mount table:
+ * every change then counts). */
+int pool_mounts_digest(const struct cr_policy *p, uint64_t *ret);
 
 /* The pool's loop on @listen_fd until POOL_STOP (pool-server.c). 0 or -errno. */
 int pool_serve(int listen_fd, const char *socket_path, unsigned size);

@@ -222,6 +222,15 @@ for m in $MODES; do
 		done
 		is "$m: control: a pooled run sees the volume mounted under the workspace" \
 			'[ "$OUT" = secret ] && via "$CR_OUT/v1.json" pool'
+		# A mount elsewhere on the host (what a container engine does all day) is not one
+		# the sandboxes copied: the stock stays.
+		wait_for ready "$m" "$ws"
+		mkdir -p "$CR_TMP/elsewhere-$m"
+		mount -t tmpfs corral-test "$CR_TMP/elsewhere-$m" && VOLS+=("$CR_TMP/elsewhere-$m")
+		prun "$m" "$ws" "$CR_OUT/v3.json" -- cat vol/s
+		umount "$CR_TMP/elsewhere-$m"
+		is "$m: control: a mount made elsewhere on the host leaves the stock: the next run is pooled, the volume seen" \
+			'[ "$OUT" = secret ] && via "$CR_OUT/v3.json" pool'
 		wait_for ready "$m" "$ws"
 		umount "$ws/vol"
 		prun "$m" "$ws" "$CR_OUT/v2.json" -- cat vol/s
