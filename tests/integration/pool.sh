@@ -131,13 +131,19 @@ for m in $MODES; do
 	is "$m: --timeout through the pool: 124, timed_out, within 3 s" \
 		'[ "$RC" = 124 ] && grep -q "\"timed_out\":true" "$CR_OUT/st.json" && via "$CR_OUT/st.json" pool && [ $(((t1 - t0) / 1000000)) -lt 3000 ]'
 
-	# SIGTERM to corral reaches the command.
+	# SIGTERM to corral reaches the command. corral itself is the background job's pid
+	# (setpriv and env exec it), and the command says it started: a host-wide pgrep also found
+	# another suite's run beside this one, and then signalled neither.
 	wait_for ready "$m" "$ws"
-	(cd "$ws" && pool_env "$m" "$CORRAL" run --workspace "$ws" --ro "$BIN" --grant once \
-		--json-status "$CR_OUT/int.json" -- sleep 20.123) &
+	pre=()
+	[ "$m" = root ] || [ "$(id -u)" -ne 0 ] || pre=("${AS_USER[@]}")
+	rm -f "$ws/int.started"
+	(cd "$ws" && exec "${pre[@]}" env XDG_RUNTIME_DIR="$(rundir "$m")" "$CORRAL" run \
+		--workspace "$ws" --ro "$BIN" --grant once --json-status "$CR_OUT/int.json" \
+		-- sh -c ': >"$PWD/int.started"; exec sleep 20.123') &
 	cpid=$!
-	wait_for pgrep -fx "sleep 20.123" >/dev/null
-	kill -TERM "$(pgrep -f "corral run .*sleep 20.123")" 2>/dev/null
+	wait_for test -e "$ws/int.started"
+	kill -TERM "$cpid"
 	wait "$cpid"
 	RC=$?
 	is "$m: SIGTERM to corral ends the command through the pool (143)" \

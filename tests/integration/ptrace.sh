@@ -44,8 +44,15 @@ pt_cleanup() {
 }
 CR_CLEANUP_HOOK="${CR_CLEANUP_HOOK:+$CR_CLEANUP_HOOK; }pt_cleanup"
 
-# The forwarder's pid, as the command finds it: the process named corral-proxy.
-FWD='f=$(grep -l "^corral-proxy$" /proc/[0-9]*/comm | cut -d/ -f3)'
+# The forwarder's pid, as the command finds it: the process named corral-proxy. The forwarder
+# names itself after pid 1 forked it, while pid 1 goes on to start the command: the command looks
+# until the name is there (up to 10 s), not once.
+FWD='i=0 f=
+	while [ -z "$f" ] && [ $i -lt 200 ]; do
+		f=$(grep -l "^corral-proxy$" /proc/[0-9]*/comm | cut -d/ -f3)
+		[ -n "$f" ] || sleep 0.05
+		i=$((i + 1))
+	done'
 
 for mode in $MODES; do
 	ws=$(mkws "$mode")
