@@ -5,38 +5,11 @@
 # inside the sandbox.
 # shellcheck source=tests/integration/lib.sh
 source "$CR_TESTS_DIR/integration/lib.sh"
+# shellcheck source=tests/integration/pool-lib.sh
+source "$CR_TESTS_DIR/integration/pool-lib.sh"
 
 POOL_PIDS=()
 CR_CLEANUP_HOOK='for p in "${POOL_PIDS[@]}"; do kill -CONT "$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; done'
-
-rundir() {
-	echo "$CR_TMP/run-$1"
-}
-
-pool_env() {
-	local mode=$1
-	shift
-	as "$mode" env XDG_RUNTIME_DIR="$(rundir "$mode")" "$@"
-}
-
-# prun MODE WS STATUS [OPTS] -- CMD...: corral run through MODE's pool; $OUT, $ERR, $RC.
-prun() {
-	local mode=$1 ws=$2 st=$3
-	shift 3
-	OUT=$(cd "$ws" && pool_env "$mode" "$CORRAL" run --workspace "$ws" --ro "$BIN" --grant once \
-		--json-status "$st" "$@" </dev/null 2>"$CR_OUT/stderr")
-	RC=$?
-	ERR=$(<"$CR_OUT/stderr")
-}
-
-ready() {
-	pool_env "$1" "$CORRAL" pool status 2>/dev/null |
-		grep -q "\"workspace\":\"$2\",\"ready\":[1-9]"
-}
-
-via() {
-	grep -q "\"via\":\"$2\"" "$1"
-}
 
 # The host pid of the sandbox that runs the process PID: its ancestor whose parent is the pool.
 sandbox_of() {

@@ -11,39 +11,12 @@
 # shellcheck disable=SC2016 # the sandboxed commands are single-quoted on purpose
 # shellcheck source=tests/integration/lib.sh
 source "$CR_TESTS_DIR/integration/lib.sh"
+# shellcheck source=tests/integration/pool-lib.sh
+source "$CR_TESTS_DIR/integration/pool-lib.sh"
 
 POOL_PIDS=() FAKE_PIDS=() VOLS=()
 CR_CLEANUP_HOOK='for p in "${POOL_PIDS[@]}" "${FAKE_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
 	for v in "${VOLS[@]}"; do umount "$v" 2>/dev/null; done'
-
-rundir() {
-	echo "$CR_TMP/run-$1"
-}
-
-pool_env() {
-	local mode=$1
-	shift
-	as "$mode" env XDG_RUNTIME_DIR="$(rundir "$mode")" "$@"
-}
-
-# prun MODE WS STATUS [OPTS] -- CMD...: corral run through MODE's pool; $OUT, $ERR, $RC.
-prun() {
-	local mode=$1 ws=$2 st=$3
-	shift 3
-	OUT=$(cd "$ws" && pool_env "$mode" "$CORRAL" run --workspace "$ws" --ro "$BIN" --grant once \
-		--json-status "$st" "$@" 2>"$CR_OUT/stderr")
-	RC=$?
-	ERR=$(<"$CR_OUT/stderr")
-}
-
-ready() {
-	pool_env "$1" "$CORRAL" pool status 2>/dev/null |
-		grep -q "\"workspace\":\"$2\",\"ready\":[1-9]"
-}
-
-via() {
-	grep -q "\"via\":\"$2\"" "$1"
-}
 
 # status_lists MODE WS: MODE's pool status parses as JSON and lists a policy of WS.
 status_lists() {

@@ -5,47 +5,17 @@
 # along; a policy it cannot serve runs cold and says why.
 # shellcheck source=tests/integration/lib.sh
 source "$CR_TESTS_DIR/integration/lib.sh"
+# shellcheck source=tests/integration/pool-lib.sh
+source "$CR_TESTS_DIR/integration/pool-lib.sh"
 
 POOL_PIDS=()
 CR_CLEANUP_HOOK='for p in "${POOL_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done'
-
-# The runtime directory of MODE's pool (its socket is corral/pool.sock in it).
-rundir() {
-	echo "$CR_TMP/run-$1"
-}
-
-# pool_env MODE CMD...: CMD as MODE with that mode's XDG_RUNTIME_DIR.
-pool_env() {
-	local mode=$1
-	shift
-	as "$mode" env XDG_RUNTIME_DIR="$(rundir "$mode")" "$@"
-}
-
-# prun MODE WS STATUS [OPTS] -- CMD...: corral run through MODE's pool; $OUT, $ERR, $RC, and the
-# JSON status in the file STATUS.
-prun() {
-	local mode=$1 ws=$2 st=$3
-	shift 3
-	OUT=$(cd "$ws" && pool_env "$mode" "$CORRAL" run --workspace "$ws" --ro "$BIN" --grant once \
-		--json-status "$st" "$@" 2>"$CR_OUT/stderr")
-	RC=$?
-	ERR=$(<"$CR_OUT/stderr")
-}
 
 # warm MODE WS: one run that teaches the pool this policy, then until a sandbox of it is ready.
 warm() {
 	local mode=$1 ws=$2
 	prun "$mode" "$ws" "$CR_OUT/warm.json" -- true
 	wait_for ready "$mode" "$ws"
-}
-
-ready() {
-	pool_env "$1" "$CORRAL" pool status 2>/dev/null |
-		grep -q "\"workspace\":\"$2\",\"ready\":[1-9]"
-}
-
-via() {
-	grep -q "\"via\":\"$2\"" "$1"
 }
 
 start_pool() {
