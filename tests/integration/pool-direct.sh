@@ -24,12 +24,10 @@ sandbox_of() {
 
 for m in $MODES; do
 	CR_OUT=$CR_TMP/out-$m
-	mkdir -p "$CR_OUT" -m 0700 "$(rundir "$m")"
-	[ "$(id -u)" -ne 0 ] || [ "$m" = root ] || chown 65534:65534 "$CR_OUT" "$(rundir "$m")"
+	mkdir -p "$CR_OUT" -m 0700
+	[ "$(id -u)" -ne 0 ] || [ "$m" = root ] || chown 65534:65534 "$CR_OUT"
 	ws=$(mkws "$m")
-	pool_env "$m" "$CORRAL" pool start --size 2 >/dev/null
-	POOL_PID=$(pool_env "$m" "$CORRAL" pool status 2>/dev/null | sed -n 's/^{"pid":\([0-9]*\),.*/\1/p')
-	[ -n "$POOL_PID" ] && POOL_PIDS+=("$POOL_PID")
+	start_pool "$m" 2
 	prun "$m" "$ws" "$CR_OUT/teach.json" -- true
 	wait_for ready "$m" "$ws"
 

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# What the pool suites (pool, pool-direct, pool-trust) share: each mode's pool in a runtime
+# What the pool suites (pool, pool-direct, pool-trust, pool-stock) share: each mode's pool in a runtime
 # directory of its own under the suite's temporary directory, corral run through it, and what
 # its status and a run's JSON status say. Sourced after lib.sh; $CR_OUT is the mode's output
 # directory.
@@ -36,4 +36,16 @@ ready() {
 # via STATUS HOW: the run of that JSON status went HOW (pool or cold).
 via() {
 	grep -q "\"via\":\"$2\"" "$1"
+}
+
+# start_pool MODE SIZE: MODE's pool started with --size SIZE in its runtime directory; its pid in
+# $POOL_PID, also added to POOL_PIDS (the suite's cleanup kills them).
+start_pool() {
+	local mode=$1 size=$2 st
+	mkdir -p -m 0700 "$(rundir "$mode")"
+	[ "$(id -u)" -ne 0 ] || [ "$mode" = root ] || chown 65534:65534 "$(rundir "$mode")"
+	pool_env "$mode" "$CORRAL" pool start --size "$size" >/dev/null
+	st=$(pool_env "$mode" "$CORRAL" pool status 2>/dev/null)
+	POOL_PID=$(sed -n 's/^{"pid":\([0-9]*\),.*/\1/p' <<<"$st")
+	[ -n "$POOL_PID" ] && POOL_PIDS+=("$POOL_PID")
 }

@@ -4,13 +4,11 @@
 # its paths hold and however long; as root and as an unprivileged user.
 # shellcheck source=tests/integration/lib.sh
 source "$CR_TESTS_DIR/integration/lib.sh"
+# shellcheck source=tests/integration/pool-lib.sh
+source "$CR_TESTS_DIR/integration/pool-lib.sh"
 
 POOL_PIDS=()
 CR_CLEANUP_HOOK='for p in "${POOL_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done'
-
-rundir() {
-	echo "$CR_TMP/run-$1"
-}
 
 # The mode's configuration directory (lib.sh's XDG_CONFIG_HOME for it).
 confdir() {
@@ -19,12 +17,6 @@ confdir() {
 	else
 		echo "$XDG_CONFIG_HOME/corral"
 	fi
-}
-
-pool_env() {
-	local mode=$1
-	shift
-	as "$mode" env XDG_RUNTIME_DIR="$(rundir "$mode")" "$@"
 }
 
 # start MODE ARGS...: corral pool start ARGS; $RC, $ERR, and the pool's "size" in $SIZE.

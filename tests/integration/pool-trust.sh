@@ -26,16 +26,6 @@ d = json.load(sys.stdin)
 sys.exit(sys.argv[1] not in [p["workspace"] for p in d["policies"]])' "$2" 2>/dev/null
 }
 
-start_pool() {
-	local mode=$1 st
-	mkdir -p -m 0700 "$(rundir "$mode")"
-	[ "$(id -u)" -ne 0 ] || [ "$mode" = root ] || chown 65534:65534 "$(rundir "$mode")"
-	pool_env "$mode" "$CORRAL" pool start --size 2 >/dev/null
-	st=$(pool_env "$mode" "$CORRAL" pool status 2>/dev/null)
-	POOL_PID=$(sed -n 's/^{"pid":\([0-9]*\),.*/\1/p' <<<"$st")
-	[ -n "$POOL_PID" ] && POOL_PIDS+=("$POOL_PID")
-}
-
 # An impostor pool: it records what each client sends (type, size, descriptors, whether the
 # marker of the client's environment is in it), offers nothing, and answers a request with "it
 # ran, exit 0" (POOL_STARTED, POOL_RESULT) and a status with a made-up pid.
@@ -143,7 +133,7 @@ for m in $MODES; do
 	fi
 
 	# --- the fingerprint covers the caches ---------------------------------------------------
-	start_pool "$m"
+	start_pool "$m" 2
 	check "$m: a pool runs" test -n "$POOL_PID"
 	ws=$(mkws "$m")
 	prun "$m" "$ws" "$CR_OUT/t.json" -- true # teaches the pool the policy without a cache

@@ -18,16 +18,6 @@ warm() {
 	wait_for ready "$mode" "$ws"
 }
 
-start_pool() {
-	local mode=$1 st
-	mkdir -p -m 0700 "$(rundir "$mode")"
-	[ "$(id -u)" -ne 0 ] || [ "$mode" = root ] || chown 65534:65534 "$(rundir "$mode")"
-	pool_env "$mode" "$CORRAL" pool start --size 3 >/dev/null
-	st=$(pool_env "$mode" "$CORRAL" pool status 2>/dev/null)
-	POOL_PID=$(sed -n 's/^{"pid":\([0-9]*\),.*/\1/p' <<<"$st")
-	[ -n "$POOL_PID" ] && POOL_PIDS+=("$POOL_PID")
-}
-
 for m in $MODES; do
 	CR_OUT=$CR_TMP/out-$m
 	mkdir -p "$CR_OUT"
@@ -40,7 +30,7 @@ for m in $MODES; do
 	is "$m: --pool=require without a pool fails with exit 125 and says so" \
 		'[ "$RC" = 125 ] && [ -z "$OUT" ] && [[ $ERR == *"no pool is running"* ]]'
 
-	start_pool "$m"
+	start_pool "$m" 3
 	check "$m: corral pool start leaves a pool running (status answers)" test -n "$POOL_PID"
 	warm "$m" "$ws"
 	check "$m: the pool builds sandboxes for a policy it has seen" ready "$m" "$ws"
@@ -208,7 +198,7 @@ for m in $MODES; do
 
 	# Another uid is refused (root's pool, 65534's client).
 	if [ "$m" = root ] && [[ $MODES == *user* ]]; then
-		start_pool root
+		start_pool root 3
 		chmod 0755 "$(rundir root)" "$(rundir root)/corral"
 		OUT=$(as user env XDG_RUNTIME_DIR="$(rundir root)" "$CORRAL" pool status 2>/dev/null)
 		is "root: another uid's client gets no answer from root's pool" '[[ $OUT != *\"pid\"* ]]'
