@@ -11,6 +11,7 @@
 #include "launcher/base/fd-util.h"
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
+#include "launcher/base/read-file.h"
 
 #define KEY_MAX	  31
 #define VALUE_MAX 31
@@ -115,23 +116,12 @@ int cr_bwrap_conf_parse(const char *text, size_t size, const char *source,
 int cr_bwrap_conf_read(const char *path, struct cr_bwrap_conf *ret, char *msg, size_t msg_size)
 {
 	_cleanup_free_ char *text = NULL;
-	_cleanup_close_ int fd = -EBADF;
-	ssize_t n;
+	size_t n;
+	int r;
 
 	*ret = (struct cr_bwrap_conf){};
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0 && errno == ENOENT)
-		return 0;
-	if (fd < 0)
-		return cr_msg(msg, msg_size, -errno, "%s: %s", path, strerror(errno));
-	text = malloc(CR_BWRAP_CONF_MAX_SIZE + 1);
-	if (!text)
-		return cr_msg(msg, msg_size, -ENOMEM, "out of memory");
-	n = read(fd, text, CR_BWRAP_CONF_MAX_SIZE + 1);
-	if (n < 0)
-		return cr_msg(msg, msg_size, -errno, "%s: %s", path, strerror(errno));
-	if (n > CR_BWRAP_CONF_MAX_SIZE)
-		return cr_msg(msg, msg_size, -EFBIG, "%s: larger than %d bytes", path,
-			      CR_BWRAP_CONF_MAX_SIZE);
-	return cr_bwrap_conf_parse(text, (size_t)n, path, ret, msg, msg_size);
+	r = cr_read_config_file(path, CR_BWRAP_CONF_MAX_SIZE, &text, &n, msg, msg_size);
+	if (r < 0 || !text)
+		return r;
+	return cr_bwrap_conf_parse(text, n, path, ret, msg, msg_size);
 }

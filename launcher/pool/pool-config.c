@@ -16,6 +16,7 @@
 #include "launcher/base/log.h"
 #include "launcher/base/macro.h"
 #include "launcher/base/parse-util.h"
+#include "launcher/base/read-file.h"
 #include "launcher/policy/profile-find.h"
 #include "pool-internal.h"
 
@@ -58,9 +59,8 @@ int pool_config_size(char *const *env, unsigned *size, char *msg, size_t msg_siz
 {
 	static const char *const sections[] = { "pool", NULL };
 	_cleanup_free_ char *path = NULL, *text = NULL;
-	_cleanup_close_ int fd = -EBADF;
 	struct cr_ini ini = { .sections = sections, .on_key = on_key, .userdata = size };
-	ssize_t n;
+	size_t n;
 	int r;
 
 	r = config_path(env, &path);
@@ -68,20 +68,9 @@ int pool_config_size(char *const *env, unsigned *size, char *msg, size_t msg_siz
 		return cr_msg(msg, msg_size, r, "out of memory");
 	if (!path)
 		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0 && errno == ENOENT)
-		return 0;
-	if (fd < 0)
-		return cr_msg(msg, msg_size, -errno, "%s: %s", path, strerror(errno));
-	text = malloc(POOL_CONFIG_MAX_SIZE + 1);
-	if (!text)
-		return cr_msg(msg, msg_size, -ENOMEM, "out of memory");
-	n = read(fd, text, POOL_CONFIG_MAX_SIZE + 1);
-	if (n < 0)
-		return cr_msg(msg, msg_size, -errno, "%s: %s", path, strerror(errno));
-	if (n > POOL_CONFIG_MAX_SIZE)
-		return cr_msg(msg, msg_size, -EFBIG, "%s: larger than %d bytes", path,
-			      POOL_CONFIG_MAX_SIZE);
+	r = cr_read_config_file(path, POOL_CONFIG_MAX_SIZE, &text, &n, msg, msg_size);
+	if (r < 0 || !text)
+		return r;
 	ini.source = path;
-	return cr_ini_parse(&ini, text, (size_t)n, msg, msg_size);
+	return cr_ini_parse(&ini, text, n, msg, msg_size);
 }
